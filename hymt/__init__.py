@@ -1,0 +1,1 @@
+"""hymt: translation server, CLI and SDK for the Hunyuan translation models."""

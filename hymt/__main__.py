@@ -1,0 +1,3 @@
+from hymt.cli import main
+import sys
+sys.exit(main())

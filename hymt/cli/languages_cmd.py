@@ -1,0 +1,39 @@
+"""`hymt languages`: the 38 supported languages, their names and the codes clients may send."""
+from __future__ import annotations
+
+import argparse
+import json
+import unicodedata
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "languages", help="list the supported languages", description="List the 38 supported languages."
+    )
+    parser.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from hymt.languages import LANGUAGES
+
+    if args.json:
+        rows = [
+            {"code": l.code, "english_name": l.english_name, "chinese_name": l.chinese_name,
+             "aliases": list(l.aliases), "scripts": list(l.scripts)}
+            for l in LANGUAGES
+        ]
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        return 0
+    header = ("code", "English", "Chinese", "aliases")
+    rows = [(l.code, l.english_name, l.chinese_name, ", ".join(l.aliases)) for l in LANGUAGES]
+    widths = [max(_width(row[i]) for row in (header, *rows)) for i in range(3)]
+    for row in (header, *rows):
+        cells = [cell + " " * (width - _width(cell)) for cell, width in zip(row, widths)]
+        print("  ".join([*cells, row[3]]).rstrip())
+    return 0
+
+
+def _width(text: str) -> int:
+    """Terminal columns: CJK characters take two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)

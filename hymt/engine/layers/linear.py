@@ -1,0 +1,48 @@
+"""Linear layer as a small module wrapping one weight, so quantization can swap it.
+
+`hymt.engine.quant` replaces `Linear` modules with quantized ones after load; the model
+only ever calls `module(x)`, so any module with the same forward contract fits.
+"""
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Linear(nn.Module):
+    """y = x @ weight.T (+ bias); weight [out_features, in_features] in the model dtype.
+
+    `output_sizes` records the fused parts (e.g. q, k, v widths) so a quantizer or a loader
+    knows the row ranges of each original projection.
+    """
+
+    def __init__(
+        self,
+        in_features: int,
+        out_features: int,
+        *,
+        bias: bool = False,
+        output_sizes: tuple[int, ...] | None = None,
+        device=None,
+        dtype=None,
+    ):
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.output_sizes = output_sizes or (out_features,)
+        assert sum(self.output_sizes) == out_features
+        self.weight = nn.Parameter(
+            torch.empty(out_features, in_features, device=device, dtype=dtype), requires_grad=False
+        )
+        self.bias = (
+            nn.Parameter(torch.empty(out_features, device=device, dtype=dtype), requires_grad=False)
+            if bias
+            else None
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.linear(x, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return f"in={self.in_features}, out={self.output_sizes}, bias={self.bias is not None}"

@@ -1,0 +1,190 @@
+"""Memory budget -> number of KV blocks, and the memory report the engine logs.
+
+On CUDA the budget is `EngineConfig.gpu_memory_gb` (GB = 1e9 bytes) or
+`gpu_memory_utilization` x total device memory. Weights, the sampler's state, the activation
+peak of a profiling forward at max_num_batched_tokens, the CUDA-graph pool and a safety margin
+come off the budget; what is left becomes KV blocks. `num_kv_blocks` overrides the sizing.
+All figures are what torch's caching allocator holds (the CUDA context and cuBLAS handles,
+~0.5 GB, are outside it).
+
+On CPU there is no budget: `num_kv_blocks`, or enough blocks for max_num_seqs sequences of
+max_model_len capped at CPU_KV_CAP_BYTES.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import torch
+
+from hymt.engine.config import EngineConfig
+from hymt.errors import EngineError
+
+GB = 1e9
+CPU_KV_CAP_BYTES = 256 * 2**20
+# Slack for allocator fragmentation, cuBLAS/Triton workspaces and graph-pool growth.
+SAFETY_MARGIN_BYTES = 256 * 2**20
+SAFETY_MARGIN_FRACTION = 0.02
+
+KV_DTYPES = {
+    "bf16": torch.bfloat16,
+    "fp16": torch.float16,
+    "fp32": torch.float32,
+    "fp8": getattr(torch, "float8_e4m3fn", None),
+}
+
+
+@dataclass(frozen=True)
+class KVShape:
+    """The per-layer shape of the paged cache: [num_blocks, block_size, num_kv_heads, head_dim]."""
+
+    num_layers: int
+    num_kv_heads: int
+    head_dim: int
+    dtype: torch.dtype
+
+    @property
+    def bytes_per_token(self) -> int:
+        elem = torch.empty((), dtype=self.dtype).element_size()
+        return 2 * self.num_layers * self.num_kv_heads * self.head_dim * elem  # K and V
+
+    def block_bytes(self, block_size: int) -> int:
+        return self.bytes_per_token * block_size
+
+
+def kv_shape_from_config(model_config: dict, dtype: torch.dtype) -> KVShape:
+    """KV geometry of a hunyuan_v1_dense config.json."""
+    heads = int(model_config["num_attention_heads"])
+    head_dim = model_config.get("head_dim") or model_config.get("attention_head_dim")
+    head_dim = int(head_dim or model_config["hidden_size"] // heads)
+    kv_heads = int(model_config.get("num_key_value_heads") or heads)
+    return KVShape(int(model_config["num_hidden_layers"]), kv_heads, head_dim, dtype)
+
+
+def kv_cache_dtype(config: EngineConfig, model_dtype: torch.dtype) -> torch.dtype:
+    if config.kv_cache_dtype == "auto":
+        return model_dtype
+    dtype = KV_DTYPES[config.kv_cache_dtype]
+    if dtype is None:
+        raise EngineError(f"kv_cache_dtype {config.kv_cache_dtype!r} needs a torch build with float8")
+    return dtype
+
+
+@dataclass(frozen=True)
+class MemoryReport:
+    """Where the engine's device memory goes; `hymt bench` and the server log print it.
+
+    Attributes:
+        device: "cuda:0", "cpu", ...
+        budget_bytes: the budget the KV cache was sized from (None on CPU or with num_kv_blocks).
+        device_total_bytes: the device's memory (0 on CPU).
+        weights_bytes: model weights as loaded (after quantization).
+        kv_cache_bytes / num_kv_blocks / kv_block_bytes / block_size: the paged cache.
+        activation_bytes: peak extra memory of a max_num_batched_tokens forward + sampling.
+        cuda_graph_bytes: memory held by the captured decode graphs (0 when eager).
+        sampler_bytes: the sampler's per-sequence penalty table.
+        peak_bytes: the most the caching allocator has held since the engine started.
+    """
+
+    device: str
+    budget_bytes: int | None
+    device_total_bytes: int
+    weights_bytes: int
+    kv_cache_bytes: int
+    num_kv_blocks: int
+    kv_block_bytes: int
+    block_size: int
+    activation_bytes: int
+    cuda_graph_bytes: int
+    sampler_bytes: int
+    peak_bytes: int
+
+    @property
+    def kv_tokens(self) -> int:
+        return self.num_kv_blocks * self.block_size
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "kv_tokens": self.kv_tokens}
+
+    def format(self) -> str:
+        def gb(x: int | None) -> str:
+            return "-" if x is None else f"{x / GB:.2f} GB"
+
+        return (
+            f"memory on {self.device}: budget {gb(self.budget_bytes)}, weights {gb(self.weights_bytes)}, "
+            f"KV {gb(self.kv_cache_bytes)} ({self.num_kv_blocks} blocks x {self.block_size} tokens = "
+            f"{self.kv_tokens} tokens), activations {gb(self.activation_bytes)}, "
+            f"CUDA graphs {gb(self.cuda_graph_bytes)}, sampler {gb(self.sampler_bytes)}, "
+            f"peak {gb(self.peak_bytes)}"
+        )
+
+
+def budget_bytes(config: EngineConfig, device_total_bytes: int) -> int:
+    """The engine's CUDA memory budget in bytes."""
+    if config.gpu_memory_gb is not None:
+        return int(config.gpu_memory_gb * GB)
+    return int(config.gpu_memory_utilization * device_total_bytes)
+
+
+def estimate_weight_bytes(model_config: dict, dtype: torch.dtype, quantization: str | None = None) -> int:
+    """Bytes of a hunyuan_v1_dense model's weights, from config.json alone (pre-load check)."""
+    h = int(model_config["hidden_size"])
+    inter = int(model_config["intermediate_size"])
+    vocab = int(model_config["vocab_size"])
+    kv = kv_shape_from_config(model_config, dtype)
+    q_width = int(model_config["num_attention_heads"]) * kv.head_dim
+    kv_width = kv.num_kv_heads * kv.head_dim
+    linear = kv.num_layers * (h * q_width + 2 * h * kv_width + q_width * h + 3 * h * inter)
+    other = vocab * h * (1 if model_config.get("tie_word_embeddings", True) else 2)
+    other += kv.num_layers * (2 * h + 2 * kv.head_dim) + h
+    elem = torch.empty((), dtype=dtype).element_size()
+    per_linear = {None: elem, "int8": 1, "fp8": 1, "int4": 0.5}.get(quantization, elem)
+    return int(linear * per_linear + other * elem)
+
+
+def check_weights_fit(weights: int, budget: int, *, measured: bool) -> None:
+    """Fail at start, saying how much is needed, when the weights alone exceed the budget."""
+    if weights <= budget:
+        return
+    how = "measured" if measured else "estimated from config.json"
+    raise EngineError(
+        f"the memory budget of {budget / GB:.2f} GB is too small: the weights alone need "
+        f"{weights / GB:.2f} GB ({how}), plus activations and KV cache; raise gpu_memory_gb "
+        "(or gpu_memory_utilization), or load with quantization='int8'/'int4'"
+    )
+
+
+def plan_kv_blocks(
+    *,
+    budget: int,
+    used: int,
+    block_bytes: int,
+    min_blocks: int,
+    free_device_bytes: int | None = None,
+) -> int:
+    """Blocks that fit in `budget` after `used` bytes (weights + activations + graphs + sampler).
+
+    `min_blocks` (one max_model_len sequence + the null block) must fit, else EngineError.
+    `free_device_bytes` caps the result by what the device has free now (other processes).
+    """
+    margin = SAFETY_MARGIN_BYTES + int(SAFETY_MARGIN_FRACTION * budget)
+    avail = budget - used - margin
+    if free_device_bytes is not None:
+        avail = min(avail, free_device_bytes - margin)
+    blocks = max(0, avail // block_bytes)
+    if blocks < min_blocks:
+        need = used + margin + min_blocks * block_bytes
+        raise EngineError(
+            f"the memory budget of {budget / GB:.2f} GB leaves room for {blocks} KV blocks but one "
+            f"max_model_len sequence needs {min_blocks}; about {need / GB:.2f} GB are needed "
+            f"(weights + activations {used / GB:.2f} GB + KV {min_blocks * block_bytes / GB:.3f} GB). "
+            "Raise gpu_memory_gb / gpu_memory_utilization, or lower max_model_len / max_num_batched_tokens"
+        )
+    return int(blocks)
+
+
+def default_cpu_blocks(config: EngineConfig, block_bytes: int, cap_bytes: int = CPU_KV_CAP_BYTES) -> int:
+    """CPU default: max_num_seqs full-length sequences, capped in bytes, never below one sequence."""
+    per_seq = -(-config.max_model_len // config.block_size)
+    wanted = config.max_num_seqs * per_seq
+    capped = max(per_seq, cap_bytes // block_bytes)
+    return min(wanted, capped) + 1  # + the null block

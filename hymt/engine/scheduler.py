@@ -1,0 +1,219 @@
+"""Token-budget continuous batching with preemption by recompute.
+
+Each step hands out at most `max_num_batched_tokens` tokens so that every sequence's computed
+tokens catch up with its known tokens:
+
+1. Running sequences, oldest first: a decoding sequence gets its one token, a sequence whose
+   prompt was chunked gets its next chunk (as much as the budget allows). Because admission
+   appends and the budget is >= max_num_seqs, every decode fits before any prompt chunk.
+2. When a running sequence needs a KV block and none is free, the newest running sequence is
+   preempted: its blocks are freed and it goes back to the front of the waiting queue, to be
+   recomputed (prompt + generated tokens) on readmission. Nothing accepted is ever dropped.
+3. Waiting sequences are admitted FIFO while sequence slots, blocks and budget last; a prompt
+   longer than the remaining budget is computed in chunks over several steps.
+"""
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+from hymt.engine.batch import ScheduledSeq, StepBatch
+from hymt.engine.block_manager import BlockManager
+from hymt.engine.config import EngineConfig
+from hymt.engine.sequence import Sequence, SequenceStatus
+from hymt.errors import InvalidInputError
+
+
+@dataclass
+class SchedulerOutput:
+    """One step's plan.
+
+    Attributes:
+        batch: the hand-off to the model runner.
+        seqs: the Sequence behind each entry of batch.seqs (same order).
+        sample_seqs: the sequences whose logits are sampled this step, in batch order
+            (the rows of the runner's logits).
+        preempted: sequences preempted while planning (their sampler state must be dropped).
+    """
+
+    batch: StepBatch
+    seqs: list[Sequence]
+    sample_seqs: list[Sequence]
+    preempted: list[Sequence] = field(default_factory=list)
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.seqs
+
+
+class Scheduler:
+    """Owns the waiting queue and the running batch; plans steps and applies their results."""
+
+    def __init__(self, config: EngineConfig, block_manager: BlockManager):
+        self.config = config
+        self.block_manager = block_manager
+        self.waiting: deque[Sequence] = deque()
+        self.running: list[Sequence] = []
+        self._by_request: dict[str, Sequence] = {}
+        # Admission keeps ~1% of the blocks free while others run, so a fresh admission does
+        # not force a preemption on the very next decode step.
+        self._watermark = max(1, block_manager.num_usable_blocks // 100)
+        self.num_preemptions = 0
+        self.prompt_tokens_computed = 0
+        self.generated_tokens = 0
+
+    # -- requests ---------------------------------------------------------------------------
+    def check_fits(self, num_prompt_tokens: int, max_tokens: int) -> None:
+        """Reject a request that could never complete in this engine."""
+        total = num_prompt_tokens + max_tokens
+        if total > self.config.max_model_len:
+            raise InvalidInputError(
+                f"prompt ({num_prompt_tokens} tokens) + max_tokens ({max_tokens}) = {total} exceeds "
+                f"max_model_len={self.config.max_model_len}; shorten the prompt, lower max_tokens or "
+                "raise max_model_len",
+                field="max_tokens",
+            )
+        bm = self.block_manager
+        need = bm.blocks_for(total)
+        if need > bm.num_usable_blocks:
+            raise InvalidInputError(
+                f"prompt + max_tokens = {total} tokens needs {need} KV blocks of {bm.block_size} tokens "
+                f"but the KV cache holds only {bm.num_usable_blocks} blocks "
+                f"({bm.num_usable_blocks * bm.block_size} tokens); raise num_kv_blocks or the memory "
+                "budget, or lower max_tokens",
+                field="max_tokens",
+            )
+
+    def add(self, seq: Sequence) -> None:
+        if seq.request_id in self._by_request:
+            raise InvalidInputError(f"request id {seq.request_id!r} is already in use", field="request_id")
+        self.check_fits(seq.num_prompt_tokens, seq.max_tokens)
+        self._by_request[seq.request_id] = seq
+        self.waiting.append(seq)
+
+    def abort(self, request_id: str) -> Sequence | None:
+        """Remove a request now, freeing its blocks; returns it (finished "abort") or None."""
+        seq = self._by_request.pop(request_id, None)
+        if seq is None:
+            return None
+        if seq.status is SequenceStatus.RUNNING:
+            self.running.remove(seq)
+            self.block_manager.free(seq)
+        else:
+            self.waiting.remove(seq)
+        seq.finish("abort")
+        return seq
+
+    def has_unfinished(self) -> bool:
+        return bool(self.waiting or self.running)
+
+    # -- planning ---------------------------------------------------------------------------
+    def schedule(self) -> SchedulerOutput:
+        budget = self.config.max_num_batched_tokens
+        planned: list[tuple[Sequence, int]] = []
+        preempted: list[Sequence] = []
+        budget = self._schedule_running(budget, planned, preempted)
+        if not preempted:
+            self._admit_waiting(budget, planned)
+        return self._build(planned, preempted)
+
+    def _schedule_running(self, budget: int, planned: list, preempted: list) -> int:
+        bm = self.block_manager
+        bs = bm.block_size
+        running = self.running
+        i = 0
+        while i < len(running):
+            seq = running[i]
+            n = seq.num_uncomputed_tokens
+            if n > budget:
+                n = budget
+            if n == 0:
+                i += 1
+                continue
+            # Inline of can_append/append for the common case: no new block needed.
+            if seq.num_computed_tokens + n > len(seq.block_table) * bs:
+                while not bm.can_append(seq, n):
+                    victim = running.pop()
+                    self._preempt(victim)
+                    preempted.append(victim)
+                    if victim is seq:
+                        break
+                if seq.status is not SequenceStatus.RUNNING:
+                    break  # seq was the newest and preempted itself
+                bm.append(seq, n)
+            planned.append((seq, n))
+            budget -= n
+            i += 1
+        return budget
+
+    def _admit_waiting(self, budget: int, planned: list) -> None:
+        bm = self.block_manager
+        waiting = self.waiting
+        running = self.running
+        max_seqs = self.config.max_num_seqs
+        while waiting and budget > 0 and len(running) < max_seqs:
+            seq = waiting[0]
+            match = bm.match_prefix(seq)
+            n = min(seq.num_tokens - match.num_tokens, budget)
+            reserve = self._watermark if running else 0
+            if not bm.can_allocate(match, match.num_tokens + n, reserve=reserve):
+                break
+            waiting.popleft()
+            bm.allocate(seq, match, match.num_tokens + n)
+            seq.status = SequenceStatus.RUNNING
+            running.append(seq)
+            planned.append((seq, n))
+            budget -= n
+
+    def _preempt(self, seq: Sequence) -> None:
+        self.block_manager.free(seq)
+        seq.reset_for_recompute()
+        self.waiting.appendleft(seq)
+        self.num_preemptions += 1
+
+    def _build(self, planned: list[tuple[Sequence, int]], preempted: list[Sequence]) -> SchedulerOutput:
+        entries: list[ScheduledSeq] = []
+        seqs: list[Sequence] = []
+        sample_seqs: list[Sequence] = []
+        for seq, n in planned:
+            start = seq.num_computed_tokens
+            end = start + n
+            sample = end == len(seq.token_ids)
+            entries.append(ScheduledSeq(seq.seq_id, seq.token_ids[start:end], start, seq.block_table, sample))
+            seqs.append(seq)
+            if sample:
+                sample_seqs.append(seq)
+        return SchedulerOutput(StepBatch(entries), seqs, sample_seqs, preempted)
+
+    # -- results ----------------------------------------------------------------------------
+    def update(self, out: SchedulerOutput, sampled: list[int], now: float | None = None) -> list[Sequence]:
+        """Apply a finished step: advance KV progress, append sampled tokens, retire finished.
+
+        `sampled` holds one token per entry of `out.sample_seqs`. Returns the sequences that
+        finished in this step (their blocks already freed).
+        """
+        now = time.perf_counter() if now is None else now
+        bm = self.block_manager
+        caching = bm.enable_prefix_caching
+        finished: list[Sequence] = []
+        k = 0
+        prompt_tokens = 0
+        for seq, entry in zip(out.seqs, out.batch.seqs):
+            n = len(entry.token_ids)
+            seq.num_computed_tokens += n
+            if seq.num_computed_tokens <= seq.num_prompt_tokens or n > 1:
+                prompt_tokens += n
+            if caching:
+                bm.register_full_blocks(seq)
+            if entry.sample:
+                if seq.append_token(sampled[k], now):
+                    finished.append(seq)
+                    bm.free(seq)
+                    del self._by_request[seq.request_id]
+                k += 1
+        self.prompt_tokens_computed += prompt_tokens
+        self.generated_tokens += k
+        if finished:
+            self.running = [s for s in self.running if s.status is SequenceStatus.RUNNING]
+        return finished

@@ -1,0 +1,89 @@
+"""ServerSettings: everything `hymt serve` is configured with, validated once."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hymt.errors import InvalidInputError
+
+ENGINE_CHOICES = ("native", "transformers", "openai")
+LOG_LEVEL_CHOICES = ("critical", "error", "warning", "info", "debug")
+DEFAULT_MODEL = "tencent/HY-MT1.5-1.8B"
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """Configuration of one server process (one model, one engine, many protocols).
+
+    Attributes:
+        model: hub id or local checkpoint directory.
+        family: official family name when detection from the checkpoint is not wanted.
+        engine: token engine backend: "native", "transformers" or "openai".
+        openai_base_url: the remote OpenAI-compatible server when engine is "openai".
+        host / port: where uvicorn listens (loopback by default: nothing is exposed unasked).
+        api_keys: accepted keys; empty means no authentication (the localhost default).
+        gpu_memory_gb / quantization / device: passed to the engine.
+        max_queue: requests admitted at once (running or waiting in the engine); one more
+            gets 429 with Retry-After instead of an unbounded queue.
+        max_chars: most characters in one request, all items together (413 above).
+        max_batch: most items in one request (413 above).
+        request_timeout: seconds before a request is cancelled and answered 504.
+        cors_origins: allowed browser origins; ("*",) allows any (browser extensions need it).
+        cache: use the translation cache by default (a request may still opt out).
+        log_level: uvicorn and hymt log level.
+        retry_after_s: the Retry-After value sent with 429 and 503.
+        warmup: run one tiny translation before reporting ready.
+        served_model_name: the model id shown to clients; default derived from `model`.
+    """
+
+    model: str = DEFAULT_MODEL
+    family: str | None = None
+    engine: str = "native"
+    openai_base_url: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 8000
+    api_keys: tuple[str, ...] = field(default_factory=tuple)
+    gpu_memory_gb: float | None = None
+    quantization: str | None = None
+    device: str | None = None
+    max_queue: int = 256
+    max_chars: int = 20000
+    max_batch: int = 128
+    request_timeout: float = 120.0
+    cors_origins: tuple[str, ...] = ("*",)
+    cache: bool = True
+    log_level: str = "info"
+    retry_after_s: int = 1
+    warmup: bool = True
+    served_model_name: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.engine not in ENGINE_CHOICES:
+            raise InvalidInputError(
+                f"engine must be one of {', '.join(ENGINE_CHOICES)}, got {self.engine!r}", field="engine"
+            )
+        if self.engine == "openai" and not self.openai_base_url:
+            raise InvalidInputError("engine 'openai' needs --openai-base-url", field="openai_base_url")
+        if not 0 <= self.port <= 65535:
+            raise InvalidInputError(f"port must be in 0..65535, got {self.port}", field="port")
+        for name in ("max_queue", "max_chars", "max_batch", "retry_after_s"):
+            if getattr(self, name) < 1:
+                raise InvalidInputError(f"{name} must be >= 1, got {getattr(self, name)}", field=name)
+        if self.request_timeout <= 0:
+            raise InvalidInputError(f"request_timeout must be > 0, got {self.request_timeout}", field="request_timeout")
+        if self.log_level not in LOG_LEVEL_CHOICES:
+            raise InvalidInputError(
+                f"log_level must be one of {', '.join(LOG_LEVEL_CHOICES)}, got {self.log_level!r}",
+                field="log_level",
+            )
+        keys = tuple(k.strip() for k in self.api_keys if k and k.strip())
+        object.__setattr__(self, "api_keys", keys)
+        object.__setattr__(self, "cors_origins", tuple(self.cors_origins))
+
+    @property
+    def model_id(self) -> str:
+        """The id clients see in /v1/models and responses: a hub id, or a local folder's name."""
+        if self.served_model_name:
+            return self.served_model_name
+        path = Path(self.model)
+        return path.name if path.exists() else self.model

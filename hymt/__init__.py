@@ -1,1 +1,27 @@
-"""hymt: translation server, CLI and SDK for the Hunyuan translation models."""
+"""hymt: translation server, CLI and SDK for the Hunyuan translation models.
+
+    from hymt import Translator
+    Translator("tencent/HY-MT1.5-1.8B").translate("It's on the house.", to="zh").text
+
+The names below load lazily, so `import hymt` stays light (no torch until a Translator).
+"""
+__version__ = "0.1.0"
+
+_LAZY = {
+    "Translator": "hymt.translate.translator",
+    "TranslatorInfo": "hymt.translate.translator",
+    "TranslationResult": "hymt.translate.result",
+    "Segment": "hymt.translate.result",
+    "Detection": "hymt.translate.result",
+}
+
+__all__ = ["__version__", *_LAZY]
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'hymt' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

@@ -15,7 +15,9 @@ class AttentionMetadata:
     Attributes:
         positions: [num_tokens] int64, absolute position of each token.
         slot_mapping: [num_tokens] int64, flat KV slot (block_id * block_size + offset) each token
-            writes its K/V to; -1 means "write nothing" (CUDA-graph padding rows).
+            writes its K/V to; -1 means "write nothing". Block 0 is the reserved null block:
+            the model runner pads CUDA-graph rows with slot 0 (seq_len 1, block table all 0),
+            so padding is harmless even for a store that does not skip -1.
         query_start_loc: [num_seqs + 1] int32, cumulative query lengths (token offsets per sequence).
         seq_lens: [num_seqs] int32, context length of each sequence after this step.
         block_tables: [num_seqs, max_blocks_per_seq] int32, physical block ids, padded with 0.

@@ -109,11 +109,16 @@ class BlockManager:
         return PrefixMatch(tuple(ids), tuple(hashes), len(ids) * bs, num_new_free)
 
     def register_full_blocks(self, seq: Sequence) -> None:
-        """Register the blocks of `seq` that became full with computed K/V since the last call."""
+        """Register the blocks of `seq` that became full with computed K/V since the last call.
+
+        Call it only once the steps computing them have been launched before any step that
+        could read them (the engine calls it when applying a step's results).
+        """
         if not self.enable_prefix_caching:
             return
         bs = self.block_size
-        n_full = seq.num_computed_tokens // bs
+        # Only blocks whose tokens the host knows (a pending token is not hashable yet).
+        n_full = min(seq.num_computed_tokens, len(seq.token_ids)) // bs
         hashes = seq.block_hashes
         if len(hashes) >= n_full:
             return

@@ -20,12 +20,13 @@ when it first samples, then updated on the device with each sampled token (no ho
 """
 from __future__ import annotations
 
+from itertools import chain
+
 import numpy as np
 import torch
 
 from hymt.engine.sequence import Sequence
 
-_MASK64 = (1 << 64) - 1
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 # Rows whose top_k is at most this use torch.topk instead of a full-vocabulary sort.
 _TOPK_LIMIT = 1024
@@ -95,17 +96,21 @@ def inverse_cdf_sample(values: torch.Tensor, uniforms: torch.Tensor) -> torch.Te
 
 
 class Sampler:
-    """Turns the runner's logits rows into token ids, one row per sampling sequence."""
+    """Turns the runner's logits rows into token ids, one row per sampling sequence.
+
+    Nothing here waits for the device: per-step host data reaches it through pinned memory
+    with non-blocking copies (torch's pinned allocator keeps each buffer until its copy is
+    done), so the engine can plan the next step while this one runs.
+    """
 
     def __init__(self, vocab_size: int, max_rows: int, device: torch.device | str):
         self.vocab_size = vocab_size
         self.device = torch.device(device)
         self.max_rows = max_rows
+        self._pin = self.device.type == "cuda"
         self._seen = torch.zeros(max_rows, vocab_size, dtype=torch.bool, device=self.device)  # [rows, V]
         self._row_of: dict[int, int] = {}  # seq_id -> row of _seen
         self._free_rows = list(range(max_rows - 1, -1, -1))
-        pin = self.device.type == "cuda"
-        self._params_host = torch.zeros(5, max_rows, dtype=torch.float32, pin_memory=pin)  # staging
 
     @property
     def state_bytes(self) -> int:
@@ -118,7 +123,11 @@ class Sampler:
             self._free_rows.append(row)
 
     def sample(self, logits: torch.Tensor, seqs: list[Sequence]) -> torch.Tensor:
-        """logits [N, V] float32 (row i belongs to seqs[i]) -> token ids [N] int64 on the device."""
+        """logits [N, V] float32 (row i belongs to seqs[i]) -> token ids [N] int64 on the device.
+
+        Each sequence is sampled as the scheduler planned it: its token being generated is
+        number `seq.num_generated - 1` (this step's token is already counted as pending).
+        """
         if all(s.params.temperature == 0.0 and s.params.repetition_penalty == 1.0 for s in seqs):
             return logits.argmax(dim=-1)
         return self._sample_general(logits, seqs)
@@ -126,8 +135,7 @@ class Sampler:
     def _sample_general(self, logits: torch.Tensor, seqs: list[Sequence]) -> torch.Tensor:
         n = len(seqs)
         vocab = logits.shape[-1]
-        params = self._gather_params(seqs)  # [5, n] on device
-        temperature, top_k_f, top_p, penalty, uniforms = params
+        temperature, top_k_f, top_p, penalty, uniforms = self._gather_params(seqs).unbind(1)
         penalized = [i for i, s in enumerate(seqs) if s.params.repetition_penalty != 1.0]
         rows = idx = None
         if penalized:
@@ -151,18 +159,25 @@ class Sampler:
             self._seen[rows, picked] = True
         return tokens
 
+    def _upload(self, array: np.ndarray) -> torch.Tensor:
+        t = torch.from_numpy(array)
+        if self._pin:
+            t = t.pin_memory().to(self.device, non_blocking=True)
+        return t
+
     def _gather_params(self, seqs: list[Sequence]) -> torch.Tensor:
+        """[n, 5] on the device: temperature, top_k, top_p, repetition_penalty, uniform."""
         n = len(seqs)
         vocab = self.vocab_size
-        host = self._params_host.numpy()
-        host[0, :n] = [s.params.temperature for s in seqs]
-        host[1, :n] = [s.params.top_k if 0 < s.params.top_k < vocab else vocab for s in seqs]
-        host[2, :n] = [s.params.top_p for s in seqs]
-        host[3, :n] = [s.params.repetition_penalty for s in seqs]
+        host = np.empty((n, 5), dtype=np.float32)
+        host[:, 0] = [s.params.temperature for s in seqs]
+        host[:, 1] = [s.params.top_k if 0 < s.params.top_k < vocab else vocab for s in seqs]
+        host[:, 2] = [s.params.top_p for s in seqs]
+        host[:, 3] = [s.params.repetition_penalty for s in seqs]
         seeds = np.fromiter((s.seed for s in seqs), dtype=np.uint64, count=n)
-        steps = np.fromiter((s.num_output_tokens for s in seqs), dtype=np.uint64, count=n)
-        host[4, :n] = counter_uniform(seeds, steps)
-        return self._params_host[:, :n].to(self.device, non_blocking=True)
+        steps = np.fromiter((s.num_generated - 1 for s in seqs), dtype=np.uint64, count=n)
+        host[:, 4] = counter_uniform(seeds, steps)
+        return self._upload(host)
 
     def _penalize(
         self, logits: torch.Tensor, seqs: list[Sequence], penalized: list[int], penalty: torch.Tensor
@@ -171,7 +186,7 @@ class Sampler:
         rows = self._rows_for([seqs[i] for i in penalized])
         if len(penalized) == len(seqs):
             return apply_repetition_penalty(logits, self._seen[rows], penalty), rows, None
-        idx = torch.tensor(penalized, device=logits.device)
+        idx = self._upload(np.asarray(penalized, dtype=np.int64))
         out = logits.clone()
         out[idx] = apply_repetition_penalty(logits[idx], self._seen[rows], penalty[idx])
         return out, rows, idx
@@ -183,15 +198,17 @@ class Sampler:
         if new:
             if len(new) > len(self._free_rows):
                 raise RuntimeError(f"sampler has {self.max_rows} penalty rows; {len(row_of) + len(new)} needed")
-            new_rows = []
-            for s in new:
+            new_rows = np.empty(len(new), dtype=np.int64)
+            for i, s in enumerate(new):
                 row = self._free_rows.pop()
                 row_of[s.seq_id] = row
-                new_rows.append(row)
-            lengths = [len(s.token_ids) for s in new]
-            flat = torch.tensor([t for s in new for t in s.token_ids], dtype=torch.int64)
-            row_idx = torch.repeat_interleave(torch.tensor(new_rows), torch.tensor(lengths))
-            new_rows_t = torch.tensor(new_rows, device=self.device)
-            self._seen[new_rows_t] = False
-            self._seen[row_idx.to(self.device), flat.to(self.device)] = True
-        return torch.tensor([row_of[s.seq_id] for s in seqs], device=self.device)
+                new_rows[i] = row
+            # The row starts as the tokens the sequence has seen: prompt (+ outputs if recomputed).
+            lengths = np.fromiter((len(s.token_ids) for s in new), dtype=np.int64, count=len(new))
+            flat = np.fromiter(chain.from_iterable(s.token_ids for s in new), dtype=np.int64, count=int(lengths.sum()))
+            fill = np.stack([np.repeat(new_rows, lengths), flat])  # [2, total]
+            rows_dev = self._upload(new_rows)
+            fill_dev = self._upload(fill)
+            self._seen[rows_dev] = False
+            self._seen[fill_dev[0], fill_dev[1]] = True
+        return self._upload(np.fromiter((row_of[s.seq_id] for s in seqs), dtype=np.int64, count=len(seqs)))

@@ -35,16 +35,69 @@ class SchedulerOutput:
         sample_seqs: the sequences whose logits are sampled this step, in batch order
             (the rows of the runner's logits).
         preempted: sequences preempted while planning (their sampler state must be dropped).
+        deferred_dst / deferred_src: input tokens the host does not know yet: flat token
+            index in this step <- row of the previous step's sampled ids (overlapped steps).
     """
 
     batch: StepBatch
     seqs: list[Sequence]
     sample_seqs: list[Sequence]
     preempted: list[Sequence] = field(default_factory=list)
+    deferred_dst: list[int] = field(default_factory=list)
+    deferred_src: list[int] = field(default_factory=list)
 
     @property
     def is_empty(self) -> bool:
         return not self.seqs
+
+
+@dataclass
+class StepResult:
+    """What applying a step changed: (sequence, sampled token) pairs, and who finished."""
+
+    progressed: list[tuple[Sequence, int]]
+    finished: list[Sequence]
+
+
+class _PlanBuilder:
+    """Accumulates a step's entries; commits each sequence's progress as it is planned."""
+
+    __slots__ = ("entries", "seqs", "sample_seqs", "dst", "src", "offset", "prompt_tokens")
+
+    def __init__(self) -> None:
+        self.entries: list[ScheduledSeq] = []
+        self.seqs: list[Sequence] = []
+        self.sample_seqs: list[Sequence] = []
+        self.dst: list[int] = []
+        self.src: list[int] = []
+        self.offset = 0
+        self.prompt_tokens = 0
+
+    def add(self, seq: Sequence, n: int) -> None:
+        start = seq.num_computed_tokens
+        end = start + n
+        tokens = seq.token_ids
+        known = len(tokens)
+        if end <= known:
+            ids = tokens[start:end]
+        else:  # the last input was sampled by the previous step and is still on the device
+            ids = tokens[start:known] + [0]
+            self.dst.append(self.offset + n - 1)
+            self.src.append(seq.last_sample_row)
+        sample = end == known + seq.num_pending
+        self.entries.append(ScheduledSeq(seq.seq_id, ids, start, seq.block_table, sample))
+        self.seqs.append(seq)
+        seq.num_computed_tokens = end
+        if sample:
+            seq.num_pending += 1
+            seq.last_sample_row = len(self.sample_seqs)
+            self.sample_seqs.append(seq)
+        if n > 1 or end <= seq.num_prompt_tokens:
+            self.prompt_tokens += n
+        self.offset += n
+
+    def build(self, preempted: list[Sequence]) -> SchedulerOutput:
+        return SchedulerOutput(StepBatch(self.entries), self.seqs, self.sample_seqs, preempted, self.dst, self.src)
 
 
 class Scheduler:
@@ -110,26 +163,28 @@ class Scheduler:
 
     # -- planning ---------------------------------------------------------------------------
     def schedule(self) -> SchedulerOutput:
-        budget = self.config.max_num_batched_tokens
-        planned: list[tuple[Sequence, int]] = []
+        """Plan the next step and commit it: planned tokens count as computed from now on."""
+        plan = _PlanBuilder()
         preempted: list[Sequence] = []
-        budget = self._schedule_running(budget, planned, preempted)
+        budget = self._schedule_running(self.config.max_num_batched_tokens, plan, preempted)
         if not preempted:
-            self._admit_waiting(budget, planned)
-        return self._build(planned, preempted)
+            self._admit_waiting(budget, plan)
+        self.prompt_tokens_computed += plan.prompt_tokens
+        return plan.build(preempted)
 
-    def _schedule_running(self, budget: int, planned: list, preempted: list) -> int:
+    def _schedule_running(self, budget: int, plan: _PlanBuilder, preempted: list[Sequence]) -> int:
         bm = self.block_manager
         bs = bm.block_size
         running = self.running
         i = 0
         while i < len(running):
             seq = running[i]
-            n = seq.num_uncomputed_tokens
+            i += 1
+            n = len(seq.token_ids) + seq.num_pending - seq.num_computed_tokens
             if n > budget:
                 n = budget
-            if n == 0:
-                i += 1
+            # Nothing to do, or its last token is already in flight (it finishes on arrival).
+            if n == 0 or seq.num_generated >= seq.max_tokens:
                 continue
             # Inline of can_append/append for the common case: no new block needed.
             if seq.num_computed_tokens + n > len(seq.block_table) * bs:
@@ -142,18 +197,19 @@ class Scheduler:
                 if seq.status is not SequenceStatus.RUNNING:
                     break  # seq was the newest and preempted itself
                 bm.append(seq, n)
-            planned.append((seq, n))
+            plan.add(seq, n)
             budget -= n
-            i += 1
         return budget
 
-    def _admit_waiting(self, budget: int, planned: list) -> None:
+    def _admit_waiting(self, budget: int, plan: _PlanBuilder) -> None:
         bm = self.block_manager
         waiting = self.waiting
         running = self.running
         max_seqs = self.config.max_num_seqs
         while waiting and budget > 0 and len(running) < max_seqs:
             seq = waiting[0]
+            if seq.num_pending:
+                break  # preempted with a token in flight: readmit once it has arrived
             match = bm.match_prefix(seq)
             n = min(seq.num_tokens - match.num_tokens, budget)
             reserve = self._watermark if running else 0
@@ -163,7 +219,7 @@ class Scheduler:
             bm.allocate(seq, match, match.num_tokens + n)
             seq.status = SequenceStatus.RUNNING
             running.append(seq)
-            planned.append((seq, n))
+            plan.add(seq, n)
             budget -= n
 
     def _preempt(self, seq: Sequence) -> None:
@@ -172,48 +228,43 @@ class Scheduler:
         self.waiting.appendleft(seq)
         self.num_preemptions += 1
 
-    def _build(self, planned: list[tuple[Sequence, int]], preempted: list[Sequence]) -> SchedulerOutput:
-        entries: list[ScheduledSeq] = []
-        seqs: list[Sequence] = []
-        sample_seqs: list[Sequence] = []
-        for seq, n in planned:
-            start = seq.num_computed_tokens
-            end = start + n
-            sample = end == len(seq.token_ids)
-            entries.append(ScheduledSeq(seq.seq_id, seq.token_ids[start:end], start, seq.block_table, sample))
-            seqs.append(seq)
-            if sample:
-                sample_seqs.append(seq)
-        return SchedulerOutput(StepBatch(entries), seqs, sample_seqs, preempted)
-
     # -- results ----------------------------------------------------------------------------
-    def update(self, out: SchedulerOutput, sampled: list[int], now: float | None = None) -> list[Sequence]:
-        """Apply a finished step: advance KV progress, append sampled tokens, retire finished.
+    def update(self, out: SchedulerOutput, sampled: list[int], now: float | None = None) -> StepResult:
+        """Apply a step's sampled tokens (one per `out.sample_seqs`); retire finished sequences.
 
-        `sampled` holds one token per entry of `out.sample_seqs`. Returns the sequences that
-        finished in this step (their blocks already freed).
+        Sequences finished meanwhile (aborted, or stopped by an earlier step's token while
+        this step was in flight) are skipped. Finished sequences' blocks are freed.
         """
         now = time.perf_counter() if now is None else now
         bm = self.block_manager
-        caching = bm.enable_prefix_caching
+        running_state = SequenceStatus.RUNNING
+        if bm.enable_prefix_caching:  # before finished sequences free their blocks
+            bs = bm.block_size
+            for seq in out.seqs:
+                # cheap test first: register only when a block became full of known tokens
+                if (seq.status is running_state
+                        and min(seq.num_computed_tokens, len(seq.token_ids)) // bs > len(seq.block_hashes)):
+                    bm.register_full_blocks(seq)
         finished: list[Sequence] = []
-        k = 0
-        prompt_tokens = 0
-        for seq, entry in zip(out.seqs, out.batch.seqs):
-            n = len(entry.token_ids)
-            seq.num_computed_tokens += n
-            if seq.num_computed_tokens <= seq.num_prompt_tokens or n > 1:
-                prompt_tokens += n
-            if caching:
-                bm.register_full_blocks(seq)
-            if entry.sample:
-                if seq.append_token(sampled[k], now):
-                    finished.append(seq)
-                    bm.free(seq)
-                    del self._by_request[seq.request_id]
-                k += 1
-        self.prompt_tokens_computed += prompt_tokens
-        self.generated_tokens += k
+        progressed: list[tuple[Sequence, int]] = []
+        done_state = SequenceStatus.FINISHED
+        for seq, token in zip(out.sample_seqs, sampled):
+            status = seq.status
+            if status is done_state:
+                continue
+            progressed.append((seq, token))
+            seq.num_pending -= 1
+            if seq.append_token(token, now):
+                finished.append(seq)
+                self._retire(seq, status is running_state)
+        self.generated_tokens += len(progressed)
         if finished:
-            self.running = [s for s in self.running if s.status is SequenceStatus.RUNNING]
-        return finished
+            self.running = [s for s in self.running if s.status is running_state]
+        return StepResult(progressed, finished)
+
+    def _retire(self, seq: Sequence, was_running: bool) -> None:
+        del self._by_request[seq.request_id]
+        if was_running:
+            self.block_manager.free(seq)
+        else:  # preempted while its last token was in flight
+            self.waiting.remove(seq)

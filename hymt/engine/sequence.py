@@ -18,9 +18,14 @@ class Sequence:
     """A request as the scheduler sees it: prompt + generated tokens, KV progress, blocks.
 
     `token_ids` holds prompt and generated tokens in one list so a preempted sequence can be
-    recomputed from it unchanged. `num_computed_tokens` counts the tokens whose K/V sit in the
-    cache; the scheduler hands out the difference `num_tokens - num_computed_tokens` over one
-    or more steps (one token per step once decoding).
+    recomputed from it unchanged. `num_computed_tokens` counts the tokens whose K/V the
+    scheduled steps write (advanced when a step is planned); the scheduler hands out the
+    difference to the logical length over one or more steps (one token per step once decoding).
+
+    `num_pending` counts tokens sampled by planned steps whose values the host has not read
+    yet (the engine overlaps the next step with that read). The logical length is
+    `len(token_ids) + num_pending`; a pending token that is the next input is fed to the model
+    from the device (`last_sample_row` = its row in the previous step's samples).
 
     Attributes:
         seq_id: engine-internal integer id (dense, cheap to hash).
@@ -33,9 +38,10 @@ class Sequence:
     """
 
     __slots__ = (
-        "seq_id", "request_id", "params", "stop_ids", "seed", "token_ids", "num_prompt_tokens",
+        "seq_id", "request_id", "params", "stop_ids", "seed", "token_ids", "prompt", "num_prompt_tokens",
         "num_computed_tokens", "block_table", "block_hashes", "num_cached_tokens", "status",
         "finish_reason", "arrival_time", "first_token_time", "finish_time", "max_tokens",
+        "num_pending", "last_sample_row",
     )
 
     def __init__(
@@ -55,12 +61,15 @@ class Sequence:
         # ignore_eos turns every stop id off: benchmarks force the answer length.
         self.stop_ids = frozenset() if params.ignore_eos else stop_ids
         self.seed = seed
-        self.token_ids: list[int] = list(prompt_token_ids)
-        self.num_prompt_tokens = len(self.token_ids)
+        self.prompt: list[int] = list(prompt_token_ids)  # shared by every output; never mutated
+        self.token_ids: list[int] = list(self.prompt)
+        self.num_prompt_tokens = len(self.prompt)
         self.num_computed_tokens = 0
         self.block_table: list[int] = []
         self.block_hashes: list[int] = []
         self.num_cached_tokens = 0
+        self.num_pending = 0
+        self.last_sample_row = -1
         self.status = SequenceStatus.WAITING
         self.finish_reason: FinishReason | None = None
         self.arrival_time = time.perf_counter()
@@ -77,7 +86,7 @@ class Sequence:
 
     @property
     def prompt_token_ids(self) -> list[int]:
-        return self.token_ids[: self.num_prompt_tokens]
+        return self.prompt
 
     @property
     def output_token_ids(self) -> list[int]:
@@ -85,7 +94,12 @@ class Sequence:
 
     @property
     def num_uncomputed_tokens(self) -> int:
-        return len(self.token_ids) - self.num_computed_tokens
+        return len(self.token_ids) + self.num_pending - self.num_computed_tokens
+
+    @property
+    def num_generated(self) -> int:
+        """Generated tokens including pending ones: the index of the next token sampled is this."""
+        return len(self.token_ids) + self.num_pending - self.num_prompt_tokens
 
     @property
     def is_finished(self) -> bool:
@@ -114,7 +128,10 @@ class Sequence:
         self.finish_time = time.perf_counter() if now is None else now
 
     def reset_for_recompute(self) -> None:
-        """Preempted: its KV is dropped; prompt + generated tokens are recomputed on readmission."""
+        """Preempted: its KV is dropped; prompt + generated tokens are recomputed on readmission.
+
+        A pending token stays pending: it is appended when the host reads it, before readmission.
+        """
         self.status = SequenceStatus.WAITING
         self.num_computed_tokens = 0
         self.block_table = []

@@ -34,6 +34,8 @@ class ServerSettings:
         retry_after_s: the Retry-After value sent with 429 and 503.
         warmup: run one tiny translation before reporting ready.
         served_model_name: the model id shown to clients; default derived from `model`.
+        prompt_guard: rewrite generic translation prompts of OpenAI chats into the official
+            template, paragraph by paragraph (api-conventions.md §2.1).
     """
 
     model: str = DEFAULT_MODEL
@@ -56,6 +58,7 @@ class ServerSettings:
     retry_after_s: int = 1
     warmup: bool = True
     served_model_name: str | None = None
+    prompt_guard: bool = True
 
     def __post_init__(self) -> None:
         if self.engine not in ENGINE_CHOICES:

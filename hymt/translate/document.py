@@ -72,7 +72,7 @@ class _Builder:
         if not core:
             self.markup(run.text)
             return
-        start = run.text.index(core[0])
+        start = len(run.text) - len(run.text.lstrip())
         self.markup(run.text[:start])
         sentences = split_sentences(core) if run.sentences else [(core, "")]
         for sentence, sep in sentences:

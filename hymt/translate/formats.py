@@ -116,6 +116,9 @@ def markdown_runs(text: str) -> list[Run]:
             if body.strip().startswith(fence) and not body.strip().strip(fence[0]):
                 fence = None
             continue
+        indented = body.startswith("    ") or body.startswith("\t")
+        if body.strip() and not indented and prev == "blank" and not _LIST_ITEM.match(body):
+            in_list = False
         fence_match = _FENCE.match(body)
         if fence_match:
             fence, prev = fence_match.group(1), "other"
@@ -125,15 +128,12 @@ def markdown_runs(text: str) -> list[Run]:
             runs.markup(body + eol)
             prev = "blank"
             continue
-        indented = body.startswith("    ") or body.startswith("\t")
         if indented and prev in ("blank", "code") and not in_list:
             runs.markup(body + eol)
             prev = "code"
             continue
         if _LIST_ITEM.match(body):
             in_list = True
-        elif not indented and prev == "blank":
-            in_list = False
         prev = _markdown_line(runs, body, prev)
         runs.markup(eol)
     return runs.runs

@@ -11,7 +11,8 @@ Sentence rules (the models translate one sentence per request best; api-conventi
   Decimals (3.14) never split: no whitespace follows their dot.
 - Full-width `。！？`, Devanagari `।॥`, Arabic `؟`, Urdu `۔`, Khmer `។៕` and Burmese `။` end a
   sentence with or without a following space.
-- Closing quotes and brackets after the end punctuation (`」』）”"»`) stay with the sentence.
+- Closing quotes and brackets after the end punctuation (`」』）”"»`) stay with the sentence;
+  when a letter follows such a quote at once (「…？」と彼は言った), the sentence goes on.
 - Thai has no sentence punctuation: a space between Thai letters separates sentences, but
   pieces shorter than `THAI_MIN_CHARS` are kept with their neighbour (spaces also set off
   short phrases).
@@ -85,7 +86,8 @@ def _boundary_after(text: str, match: re.Match) -> bool:
         return False  # the end of the text is not a boundary inside it
     punct = match.group(0)
     if any(ch in _NONLATIN_END for ch in punct):
-        return True
+        # 「元気ですか？」と言った / “你来吗？”他问: a quote that runs on into the sentence.
+        return not (punct[-1] in _CLOSERS and rest[0].isalpha())
     if not rest[0].isspace():
         return False  # "3.14", "e.g.", "Yahoo!Mail", "?!" mid-token
     following = rest.lstrip()

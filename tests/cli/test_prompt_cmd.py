@@ -47,3 +47,20 @@ def test_errors_exit_2_with_a_message(capsys):
     assert code == 2 and "--template" in err
     code, _, err = run(capsys, "Hi", "--to", "de", "--ids")
     assert code == 2 and "--model" in err
+
+
+def test_model_renders_with_its_template_and_prints_ids(capsys, tmp_path):
+    import json
+
+    from hymt.checkpoint import load_checkpoint
+    from hymt.testing import write_tiny_checkpoint
+
+    directory = write_tiny_checkpoint(tmp_path / "Hy-MT2-1.8B", "Hy-MT2-1.8B")
+    code, out, _ = run(capsys, "Hello", "--to", "de", "--model", str(directory), "--ids")
+    assert code == 0
+    text, ids_line = out.rstrip("\n").rsplit("\n", 1)
+    assert text == (
+        "<｜hy_begin▁of▁sentence｜><｜hy_User｜>Translate the following text into German. Note that you should only "
+        "output the translated result without any additional explanation:\n\nHello<｜hy_Assistant｜>"
+    )
+    assert json.loads(ids_line) == load_checkpoint(directory).encode(text)

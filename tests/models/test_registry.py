@@ -1,7 +1,10 @@
+import json
+import logging
+
 import pytest
 
-from hymt.errors import InvalidInputError
-from hymt.models import FAMILIES, get_family
+from hymt.errors import InvalidInputError, ModelLoadError
+from hymt.models import FAMILIES, PromptSpec, build_prompt, detect_family, get_family
 
 NAMES = ("HY-MT1.5-1.8B", "HY-MT1.5-7B", "Hunyuan-MT-7B", "Hunyuan-MT-Chimera-7B", "Hy-MT2-1.8B", "Hy-MT2-7B")
 
@@ -74,10 +77,83 @@ def test_built_in_chat_formats(name, expected):
 
 
 def test_full_model_input_prompt_then_chat_format():
-    from hymt.models import PromptSpec, build_prompt
-
     family = get_family("Hunyuan-MT-7B")
     user = build_prompt(family, PromptSpec("Get something off your chest", target="zh", source="en"))
     assert family.render_chat(user) == (
         "<|startoftext|>把下面的文本翻译成中文，不要额外解释。\n\nGet something off your chest<|extra_0|>"
     )
+
+
+# Detection on tiny checkpoints ------------------------------------------------------------------
+def tiny(directory, family, *, name_or_path="", readme=None, **config_changes):
+    """A tiny checkpoint whose only name hints are the ones a test chooses."""
+    from hymt.checkpoint import load_checkpoint  # written by another helper; imported here so the
+    from hymt.testing import write_tiny_checkpoint  # string-only tests above run without it
+
+    write_tiny_checkpoint(directory, family)
+    path = directory / "config.json"
+    config = json.loads(path.read_text())
+    config["_name_or_path"] = name_or_path
+    config.update(config_changes)
+    path.write_text(json.dumps(config))
+    if readme is not None:
+        (directory / "README.md").write_text(readme, encoding="utf-8")
+    return load_checkpoint(directory)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_detect_every_family_from_its_directory_name(name, tmp_path):
+    assert detect_family(tiny(tmp_path / name, name)).name == name
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_detect_from_name_or_path(name, tmp_path):
+    checkpoint = tiny(tmp_path / "checkpoint", name, name_or_path=f"/data/models/{name}")
+    assert detect_family(checkpoint).name == name
+
+
+def test_detect_from_hub_cache_folder(tmp_path):
+    directory = tmp_path / "models--tencent--Hunyuan-MT-Chimera-7B" / "snapshots" / "0123abcd"
+    assert detect_family(tiny(directory, "Hunyuan-MT-Chimera-7B")).name == "Hunyuan-MT-Chimera-7B"
+
+
+def test_detect_from_model_card(tmp_path):
+    card = "---\nlicense: other\n---\n# HY-MT1.5-1.8B\n\nUpgraded from Hunyuan-MT-7B; see also Hy-MT2.\n"
+    checkpoint = tiny(tmp_path / "checkpoint", "HY-MT1.5-1.8B", readme=card)
+    assert detect_family(checkpoint).name == "HY-MT1.5-1.8B"
+
+
+def test_parent_folders_are_not_hints(tmp_path):
+    checkpoint = tiny(tmp_path / "HY-MT1.5-experiments" / "checkpoint", "HY-MT1.5-7B")
+    assert detect_family(checkpoint).name == "Hy-MT2-7B"
+
+
+@pytest.mark.parametrize("family, newest", [("HY-MT1.5-1.8B", "Hy-MT2-1.8B"), ("Hunyuan-MT-7B", "Hy-MT2-7B")])
+def test_unknown_generation_falls_back_to_the_newest_of_the_size_with_a_warning(family, newest, tmp_path, caplog):
+    checkpoint = tiny(tmp_path / "checkpoint", family)
+    with caplog.at_level(logging.WARNING, logger="hymt.models.registry"):
+        assert detect_family(checkpoint).name == newest
+    assert newest in caplog.text
+
+
+def test_name_that_contradicts_the_size_falls_back(tmp_path, caplog):
+    checkpoint = tiny(tmp_path / "Hunyuan-MT-7B-but-small", "HY-MT1.5-1.8B")
+    with caplog.at_level(logging.WARNING, logger="hymt.models.registry"):
+        assert detect_family(checkpoint).name == "Hy-MT2-1.8B"
+    assert "hunyuan-mt" in caplog.text
+
+
+def test_tokenizer_decides_the_size_over_the_config(tmp_path):
+    checkpoint = tiny(tmp_path / "Hy-MT2-x", "Hy-MT2-1.8B", hidden_size=4096)
+    assert detect_family(checkpoint).name == "Hy-MT2-1.8B"
+
+
+def test_explicit_family_always_wins(tmp_path):
+    checkpoint = tiny(tmp_path / "Hy-MT2-7B", "Hy-MT2-7B")
+    assert detect_family(checkpoint, family="hunyuan-mt-chimera-7b").name == "Hunyuan-MT-Chimera-7B"
+
+
+def test_hy_v3_is_refused_clearly(tmp_path):
+    checkpoint = tiny(tmp_path / "Hy-MT2-30B-A3B", "Hy-MT2-1.8B", model_type="hy_v3")
+    with pytest.raises(ModelLoadError, match="Hy-MT2-30B-A3B"):
+        detect_family(checkpoint)

@@ -141,6 +141,7 @@ class OpenAIEngine(Engine):
         # A request already on the wire cannot be recalled; its answer is dropped.
         with self._lock:
             fut = self._inflight.pop(request_id, None)
+            self._ready = [o for o in self._ready if o.request_id != request_id]
         if fut is not None:
             fut.cancel()
 

@@ -31,7 +31,8 @@ class Linear(nn.Module):
         self.in_features = in_features
         self.out_features = out_features
         self.output_sizes = output_sizes or (out_features,)
-        assert sum(self.output_sizes) == out_features
+        if sum(self.output_sizes) != out_features:
+            raise ValueError(f"output_sizes {self.output_sizes} do not add up to out_features {out_features}")
         self.weight = nn.Parameter(
             torch.empty(out_features, in_features, device=device, dtype=dtype), requires_grad=False
         )

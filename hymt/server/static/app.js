@@ -4,27 +4,26 @@
 const $ = (id) => document.getElementById(id);
 const FORMAT_BY_EXT = { txt: "text", md: "markdown", markdown: "markdown", srt: "srt" };
 const EXT_BY_FORMAT = { text: "txt", markdown: "md", srt: "srt", html: "html" };
-const STORE_KEY = "hymt.ui";
+const ERROR_TITLES = { 400: "Invalid request", 401: "API key required", 403: "API key rejected",
+  413: "Text too long", 422: "Invalid request", 429: "Server busy", 503: "Not ready" };
+// Error `field` -> the element to mark invalid.
+const FIELD_ELEMENTS = { text: "source-text", src: "src-lang", tgt: "tgt-lang", context: "context",
+  format: "format", glossary: "glossary" };
 
 const state = {
-  languages: [],        // [{code, name, chinese_name, aliases}]
-  ready: false,
-  maxChars: null,       // from /api/status when the server reports it
-  detected: null,       // language code detected for the current source text
-  file: null,           // {base, ext} of the uploaded file
-  controller: null,     // AbortController of the translation in flight
+  languages: [],     // [{code, name, chinese_name, aliases}] from /api/languages
+  ready: false,      // the model is loaded (from /api/status)
+  maxChars: null,    // the server's --max-chars, when /api/status reports it
+  detected: null,    // language code detected for the current source text
+  file: null,        // {base, ext} of the uploaded file, for the download's name
+  controller: null,  // AbortController of the translation in flight
   detectTimer: null,
 };
 
-// ---------- small helpers ----------
+// ---------- API helpers ----------
 
-function languageName(code) {
-  const lang = state.languages.find((l) => l.code === code);
-  return lang ? lang.name : code;
-}
-
-function setText(id, text) {
-  $(id).textContent = text;
+function postJson(url, body, signal) {
+  return fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body), signal });
 }
 
 async function readJson(response) {
@@ -34,33 +33,30 @@ async function readJson(response) {
 }
 
 function apiError(response, body) {
-  return errorFromBody(body, response.status, response.statusText, response.headers.get("Retry-After"));
+  return errorFromBody(body, response.status, response.headers.get("Retry-After"));
 }
 
 // The server's error body: {"error": {"message", "type", "field", "valid"}}.
-function errorFromBody(body, status = 0, statusText = "", retryAfter = null) {
+function errorFromBody(body, status = 0, retryAfter = null) {
   const err = (body && body.error) || {};
-  const message = typeof err === "string" ? err : err.message;
-  return Object.assign(new Error(message || `${status} ${statusText}`.trim() || "Request failed"), {
-    status, field: err.field || null, valid: err.valid || null, retryAfter,
-  });
+  const message = (typeof err === "string" ? err : err.message) || `Request failed (HTTP ${status})`;
+  return Object.assign(new Error(message), { status, field: err.field || null, valid: err.valid || null, retryAfter });
+}
+
+function setText(id, text) {
+  $(id).textContent = text;
 }
 
 // ---------- errors ----------
 
-const ERROR_TITLES = { 400: "Invalid request", 401: "API key required", 403: "API key rejected",
-  413: "Text too long", 422: "Invalid request", 429: "Server busy", 503: "Not ready" };
-
 function showError(error) {
-  const title = ERROR_TITLES[error.status] || (error.status >= 500 ? "Server error" : "Error");
   const details = [];
   if (error.field) details.push(`Field: ${error.field}`);
   if (Array.isArray(error.valid) && error.valid.length) {
-    const shown = error.valid.slice(0, 12).join(", ");
-    details.push(`Valid: ${shown}${error.valid.length > 12 ? ", …" : ""}`);
+    details.push(`Valid: ${error.valid.slice(0, 12).join(", ")}${error.valid.length > 12 ? ", …" : ""}`);
   }
   if (error.retryAfter) details.push(`Retry after ${error.retryAfter} s`);
-  setText("error-title", title);
+  setText("error-title", ERROR_TITLES[error.status] || (error.status >= 500 ? "Server error" : "Error"));
   setText("error-message", error.message);
   setText("error-detail", details.join(" · "));
   $("error").hidden = false;
@@ -73,11 +69,7 @@ function clearError() {
 }
 
 function markInvalid(field) {
-  const targets = { text: "source-text", tgt: "tgt-lang", src: "src-lang", context: "context", format: "format" };
-  for (const [name, id] of Object.entries(targets)) {
-    $(id).toggleAttribute("aria-invalid", name === field);
-  }
-  $("glossary").toggleAttribute("aria-invalid", field === "glossary");
+  for (const [name, id] of Object.entries(FIELD_ELEMENTS)) $(id).toggleAttribute("aria-invalid", name === field);
 }
 
 // ---------- languages ----------
@@ -88,78 +80,51 @@ async function loadLanguages() {
   for (const select of [$("src-lang"), $("tgt-lang")]) {
     for (const lang of sorted) select.add(new Option(lang.name, lang.code));
   }
-  const saved = loadSettings();
-  $("src-lang").value = saved.src && hasLanguage(saved.src) ? saved.src : "auto";
-  $("tgt-lang").value = saved.tgt && hasLanguage(saved.tgt) ? saved.tgt : defaultTarget();
-  (saved.glossary || []).forEach(([src, tgt]) => addGlossaryRow(src, tgt));
-  updateSwap();
+  $("tgt-lang").value = defaultTarget();
 }
 
-function hasLanguage(code) {
-  return state.languages.some((l) => l.code === code);
+function findLanguage(tag) {
+  const lower = tag.toLowerCase();
+  return state.languages.find((l) => l.code.toLowerCase() === lower || l.aliases.some((a) => a.toLowerCase() === lower));
 }
 
 // The reader's own language, unless it is English: then Chinese, the models' home language.
 function defaultTarget() {
   for (const tag of navigator.languages || [navigator.language]) {
-    const lower = tag.toLowerCase();
-    const base = lower.split("-")[0];
-    const lang = state.languages.find((l) => l.code.toLowerCase() === lower
-      || l.aliases.some((a) => a.toLowerCase() === lower)) || state.languages.find((l) => l.code === base);
+    const lang = findLanguage(tag) || findLanguage(tag.split("-")[0]);
     if (lang) return lang.code === "en" ? "zh" : lang.code;
   }
   return "en";
 }
 
-// ---------- settings (languages and glossary survive a reload) ----------
-
-function loadSettings() {
-  try {
-    return JSON.parse(localStorage.getItem(STORE_KEY)) || {};
-  } catch {
-    return {};
-  }
-}
-
-function saveSettings() {
-  const settings = { src: $("src-lang").value, tgt: $("tgt-lang").value, glossary: glossaryRows() };
-  try {
-    localStorage.setItem(STORE_KEY, JSON.stringify(settings));
-  } catch {
-    // Storage may be disabled (private mode); the page works without it.
-  }
-}
-
 // ---------- status ----------
 
 async function pollStatus() {
-  let delay = 1000;
+  let status = null;
   try {
-    const status = await readJson(await fetch("/api/status", { cache: "no-store" }));
-    renderStatus(status);
-    if (status.ready) delay = 10000;
+    status = await readJson(await fetch("/api/status", { cache: "no-store" }));
   } catch {
-    renderStatus(null);
+    // Unreachable: shown as such, and polled again.
   }
-  setTimeout(pollStatus, delay);
+  renderStatus(status);
+  setTimeout(pollStatus, status && status.ready ? 10000 : 1000);
 }
 
 function renderStatus(status) {
   state.ready = Boolean(status && status.ready);
   const box = $("status");
+  box.dataset.state = !status || status.error ? "down" : status.ready ? "ready" : "loading";
   if (!status) {
-    box.dataset.state = "down";
     setText("status-text", "Server unreachable");
+  } else if (status.error) {
+    setText("status-text", `Model failed to load: ${status.error}`);
   } else if (!status.ready) {
-    box.dataset.state = "loading";
     setText("status-text", `Loading model… ${status.model || ""}`.trim());
   } else {
-    box.dataset.state = "ready";
-    const parts = [status.model, status.engine, status.device].filter(Boolean);
     const load = status.running || status.waiting ? ` · ${status.running || 0} running, ${status.waiting || 0} waiting` : "";
-    setText("status-text", parts.join(" · ") + load);
+    setText("status-text", [status.model, status.engine, status.device].filter(Boolean).join(" · ") + load);
   }
-  box.title = status ? `family: ${status.family || "?"} · queue: ${status.queue_depth ?? 0}` : "";
+  box.title = status ? `Family: ${status.family || "?"} · queue depth: ${status.queue_depth ?? 0}` : "";
   if (status && Number.isInteger(status.max_chars)) state.maxChars = status.max_chars;
   updateCount();
   updateButtons();
@@ -169,8 +134,8 @@ function renderStatus(status) {
 
 function updateCount() {
   const count = [...$("source-text").value].length;  // code points, as the server counts
-  const limit = state.maxChars ? ` / ${state.maxChars.toLocaleString()}` : "";
-  setText("char-count", `${count.toLocaleString()}${limit} characters`);
+  const limit = state.maxChars ? ` / ${state.maxChars.toLocaleString("en")}` : "";
+  setText("char-count", `${count.toLocaleString("en")}${limit} characters`);
   $("char-count").classList.toggle("over", Boolean(state.maxChars && count > state.maxChars));
 }
 
@@ -186,24 +151,21 @@ function onSourceInput() {
 async function detectLanguage() {
   const text = $("source-text").value.slice(0, 2000);
   try {
-    const response = await fetch("/api/detect", {
-      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ text }),
-    });
-    const result = await readJson(response);
+    const result = await readJson(await postJson("/api/detect", { text }));
     if ($("source-text").value.startsWith(text)) setDetected(result.language);
   } catch {
-    // Detection is a hint only; translation detects again on the server.
+    // Detection is only a hint here; translating detects again on the server.
   }
 }
 
 function setDetected(code) {
-  state.detected = code && hasLanguage(code) ? code : null;
-  const auto = $("src-lang").value === "auto";
-  setText("detected", auto && state.detected ? `Detected: ${languageName(state.detected)}` : "");
-  updateSwap();
+  const lang = state.languages.find((l) => l.code === code);
+  state.detected = lang ? lang.code : null;
+  setText("detected", $("src-lang").value === "auto" && lang ? `Detected: ${lang.name}` : "");
+  updateButtons();
 }
 
-// ---------- buttons ----------
+// ---------- buttons and swap ----------
 
 function updateButtons() {
   const busy = Boolean(state.controller);
@@ -211,49 +173,37 @@ function updateButtons() {
   button.disabled = !busy && !state.ready;
   button.textContent = busy ? "Stop" : "Translate";
   button.classList.toggle("busy", busy);
-  button.title = state.ready ? "" : "Waiting for the model to load";
+  button.title = state.ready || busy ? "" : "Waiting for the model to load";
   const hasOutput = $("output").textContent.length > 0;
-  $("copy").disabled = !hasOutput || busy;
-  $("download").disabled = !hasOutput || busy;
-  updateSwap();
-}
-
-// Swapping needs a concrete source language: the chosen one, or the detected one under "auto".
-function updateSwap() {
-  const src = $("src-lang").value;
-  $("swap").disabled = Boolean(state.controller) || (src === "auto" && !state.detected);
+  $("copy").disabled = $("download").disabled = !hasOutput || busy;
+  // Swapping needs a concrete source language: the chosen one, or the detected one under "auto".
+  $("swap").disabled = busy || ($("src-lang").value === "auto" && !state.detected);
 }
 
 function swapLanguages() {
   const src = $("src-lang").value === "auto" ? state.detected : $("src-lang").value;
-  if (!src) return;
   const translation = $("output").textContent;
   $("src-lang").value = $("tgt-lang").value;
   $("tgt-lang").value = src;
   if (translation) {
     $("source-text").value = translation;
     setOutput("");
+    setText("stats", "");
   }
-  setDetected(null);
-  updateCount();
-  updateButtons();
-  saveSettings();
+  onSourceInput();
 }
 
 // ---------- glossary ----------
 
-function addGlossaryRow(src = "", tgt = "") {
+function addGlossaryRow() {
   const row = $("glossary-row").content.firstElementChild.cloneNode(true);
-  row.querySelector(".term-src").value = src;
-  row.querySelector(".term-tgt").value = tgt;
   row.querySelector(".term-remove").addEventListener("click", () => {
     row.remove();
     labelGlossaryRows();
-    saveSettings();
   });
   $("glossary").append(row);
   labelGlossaryRows();
-  return row;
+  row.querySelector("input").focus();
 }
 
 function labelGlossaryRows() {
@@ -264,22 +214,18 @@ function labelGlossaryRows() {
   });
 }
 
-function glossaryRows() {
-  return [...$("glossary").querySelectorAll(".glossary-row")]
-    .map((row) => [row.querySelector(".term-src").value.trim(), row.querySelector(".term-tgt").value.trim()])
-    .filter(([src, tgt]) => src && tgt);
+function glossary() {
+  const pairs = [...$("glossary").querySelectorAll(".glossary-row")]
+    .map((row) => [row.querySelector(".term-src").value.trim(), row.querySelector(".term-tgt").value.trim()]);
+  return Object.fromEntries(pairs.filter(([src, tgt]) => src && tgt));
 }
 
 // ---------- translation ----------
 
 function requestBody() {
   return {
-    text: $("source-text").value,
-    src: $("src-lang").value,
-    tgt: $("tgt-lang").value,
-    glossary: Object.fromEntries(glossaryRows()),
-    context: $("context").value.trim(),
-    format: $("format").value,
+    text: $("source-text").value, src: $("src-lang").value, tgt: $("tgt-lang").value,
+    glossary: glossary(), context: $("context").value.trim(), format: $("format").value,
   };
 }
 
@@ -288,54 +234,46 @@ function setOutput(text) {
   updateButtons();
 }
 
+// The Translate button doubles as Stop: aborting the fetch disconnects, which cancels on the server.
+function onTranslateClick() {
+  if (state.controller) state.controller.abort();
+  else translate();
+}
+
 async function translate() {
-  if (state.controller) {
-    state.controller.abort();
-    return;
-  }
+  if (state.controller) state.controller.abort();  // a newer request replaces the one in flight
   clearError();
-  const body = requestBody();
-  if (!body.text.trim()) {
-    showError(Object.assign(new Error("Enter some text to translate."), { field: "text" }));
-    return;
-  }
-  state.controller = new AbortController();
-  startProgress();
+  const body = requestBody();  // empty or oversize text is the server's to refuse, with its message
+  const controller = (state.controller = new AbortController());
   setOutput("");
-  setText("stats", "Translating…");
+  startProgress();
   try {
-    const response = await fetch("/api/translate/stream", {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
-      body: JSON.stringify(body),
-      signal: state.controller.signal,
-    });
+    const response = await postJson("/api/translate/stream", body, controller.signal);
     if (!response.ok) throw apiError(response, await response.json().catch(() => null));
     let finished = false;
     await readEvents(response.body, (event, data) => { finished = onStreamEvent(event, data, body) || finished; });
-    if (!finished) throw new Error("The translation stream ended before the translation was complete.");
+    if (!finished) throw new Error("The connection closed before the translation was complete.");
   } catch (error) {
-    setText("stats", "");
+    if (state.controller !== controller) return;  // replaced: the newer request owns the page
+    setText("stats", error.name === "AbortError" ? "Stopped" : "");
     if (error.name !== "AbortError") showError(error);
   } finally {
-    state.controller = null;
-    stopProgress();
-    updateButtons();
+    if (state.controller === controller) {
+      state.controller = null;
+      stopProgress();
+    }
   }
 }
 
-// Returns true once the final "done" event has arrived.
+// Returns true for the final "done" event.
 function onStreamEvent(event, data, body) {
   if (event === "error") throw errorFromBody(data);
-  if (event === "done") {
-    finishTranslation(data, body);
-    return true;
-  }
+  if (event === "done") finishTranslation(data, body);
   if (event === "delta") {
     $("output").append(data.text);
     updateProgress(body.text);
   }
-  return false;
+  return event === "done";
 }
 
 function finishTranslation(result, body) {
@@ -346,13 +284,13 @@ function finishTranslation(result, body) {
   if (usage.completion_tokens != null) parts.push(`${usage.completion_tokens} tokens`);
   if (result.cached) parts.push("cached");
   setText("stats", parts.join(" · "));
-  const issues = result.issues || [];
+  const issues = (result.issues || []).map((i) => (typeof i === "string" ? i : i.message || JSON.stringify(i)));
   $("issues").hidden = issues.length === 0;
-  $("issues").textContent = issues.length ? `⚠ ${issues.length} issue${issues.length > 1 ? "s" : ""}` : "";
-  $("issues").title = issues.map((i) => (typeof i === "string" ? i : i.message || JSON.stringify(i))).join("\n");
+  $("issues").textContent = `⚠ ${issues.length} issue${issues.length === 1 ? "" : "s"}`;
+  $("issues").title = issues.join("\n");
 }
 
-// Server-Sent Events over a fetch body: blocks separated by a blank line, "event:" and "data:" lines.
+// Server-Sent Events over a fetch body: blocks end with a blank line; "event:" and "data:" lines.
 async function readEvents(stream, onEvent) {
   const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
@@ -379,26 +317,25 @@ function parseEvent(block, onEvent) {
   if (data.length) onEvent(event, JSON.parse(data.join("\n")));
 }
 
-// ---------- progress (lines of output against lines of input: formats keep their lines) ----------
+// ---------- progress: lines out against lines in (every format keeps its line structure) ----------
 
 function startProgress() {
   $("output").setAttribute("aria-busy", "true");
-  $("issues").hidden = true;
   $("progress").hidden = false;
-  $("progress").removeAttribute("value");
-  updateButtons();
+  $("progress").removeAttribute("value");  // indeterminate until lines arrive
+  $("issues").hidden = true;
+  setText("stats", "Translating…");
 }
 
 function updateProgress(source) {
   const total = source.split("\n").length;
-  if (total < 4) return;  // a short text has no meaningful progress: keep the bar indeterminate
-  const done = $("output").textContent.split("\n").length;
-  $("progress").value = Math.min(0.99, done / total);
+  if (total >= 4) $("progress").value = Math.min(0.99, $("output").textContent.split("\n").length / total);
 }
 
 function stopProgress() {
   $("output").setAttribute("aria-busy", "false");
   $("progress").hidden = true;
+  updateButtons();
 }
 
 // ---------- files ----------
@@ -409,13 +346,12 @@ async function loadFile(file) {
   const dot = file.name.lastIndexOf(".");
   const ext = dot > 0 ? file.name.slice(dot + 1).toLowerCase() : "";
   if (!FORMAT_BY_EXT[ext]) {
-    showError(Object.assign(new Error(`Cannot translate “${file.name}”: choose a .txt, .md or .srt file.`), { field: "file" }));
-    return;
+    return showError(Object.assign(new Error(`Cannot translate “${file.name}”: choose a .txt, .md or .srt file.`), { field: "file" }));
   }
   state.file = { base: file.name.slice(0, dot), ext };
   $("source-text").value = await file.text();
   $("format").value = FORMAT_BY_EXT[ext];
-  $("file-name").textContent = file.name;
+  setText("file-name", file.name);
   $("file-name").hidden = false;
   onSourceInput();
   await translate();
@@ -424,7 +360,7 @@ async function loadFile(file) {
 function downloadName() {
   const tgt = $("tgt-lang").value;
   if (state.file) return `${state.file.base}.${tgt}.${state.file.ext}`;
-  return `translation.${tgt}.${EXT_BY_FORMAT[$("format").value] || "txt"}`;
+  return `translation.${tgt}.${EXT_BY_FORMAT[$("format").value]}`;
 }
 
 function download() {
@@ -441,11 +377,11 @@ function clearSource() {
   state.file = null;
   $("file-name").hidden = true;
   $("format").value = "text";
-  setOutput("");
-  setText("stats", "");
   $("issues").hidden = true;
-  onSourceInput();
+  setText("stats", "");
+  setOutput("");
   clearError();
+  onSourceInput();
 }
 
 // ---------- copy ----------
@@ -455,60 +391,43 @@ async function copyOutput() {
   try {
     await navigator.clipboard.writeText(text);
   } catch {
-    copyWithSelection(text);  // plain-http pages on a LAN address have no clipboard API
+    // Pages served over plain http on a LAN address get no clipboard API: copy a selection instead.
+    const area = Object.assign(document.createElement("textarea"), { value: text });
+    document.body.append(area);
+    area.select();
+    document.execCommand("copy");
+    area.remove();
   }
-  flash($("copy"), "Copied");
-}
-
-function copyWithSelection(text) {
-  const area = Object.assign(document.createElement("textarea"), { value: text });
-  document.body.append(area);
-  area.select();
-  document.execCommand("copy");
-  area.remove();
-}
-
-function flash(button, label) {
-  const original = button.textContent;
-  button.textContent = label;
-  setTimeout(() => { button.textContent = original; }, 1200);
+  $("copy").textContent = "Copied";
+  setTimeout(() => { $("copy").textContent = "Copy"; }, 1200);
 }
 
 // ---------- wiring ----------
 
 function bindEvents() {
   $("source-text").addEventListener("input", onSourceInput);
-  $("src-lang").addEventListener("change", () => { saveSettings(); onSourceInput(); });
-  $("tgt-lang").addEventListener("change", saveSettings);
+  $("src-lang").addEventListener("change", onSourceInput);
   $("swap").addEventListener("click", swapLanguages);
-  $("translate").addEventListener("click", translate);
+  $("translate").addEventListener("click", onTranslateClick);
   $("copy").addEventListener("click", copyOutput);
   $("download").addEventListener("click", download);
   $("clear").addEventListener("click", clearSource);
   $("error-close").addEventListener("click", clearError);
-  $("glossary-add").addEventListener("click", () => addGlossaryRow().querySelector("input").focus());
-  $("glossary").addEventListener("change", saveSettings);
+  $("glossary-add").addEventListener("click", addGlossaryRow);
   $("file-input").addEventListener("change", (e) => { loadFile(e.target.files[0]); e.target.value = ""; });
-  bindDrop($("source-text"));
+  const box = $("source-text");
+  box.addEventListener("dragover", (e) => { e.preventDefault(); box.classList.add("drop"); });
+  box.addEventListener("dragleave", () => box.classList.remove("drop"));
+  box.addEventListener("drop", (e) => { e.preventDefault(); box.classList.remove("drop"); loadFile(e.dataTransfer.files[0]); });
   document.addEventListener("keydown", (e) => {
-    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
-      e.preventDefault();
-      if (!$("translate").disabled && !state.controller) translate();
-    }
-  });
-}
-
-function bindDrop(target) {
-  target.addEventListener("dragover", (e) => { e.preventDefault(); target.classList.add("drop"); });
-  target.addEventListener("dragleave", () => target.classList.remove("drop"));
-  target.addEventListener("drop", (e) => {
+    if (e.key !== "Enter" || !(e.ctrlKey || e.metaKey)) return;
     e.preventDefault();
-    target.classList.remove("drop");
-    loadFile(e.dataTransfer.files[0]);
+    if (!state.controller && !$("translate").disabled) translate();
   });
 }
 
 async function main() {
+  if (/Mac|iPhone|iPad/.test(navigator.platform)) document.querySelector(".hint kbd").textContent = "⌘";
   bindEvents();
   pollStatus();
   try {
@@ -516,7 +435,6 @@ async function main() {
   } catch (error) {
     showError(error);
   }
-  if (/Mac|iPhone|iPad/.test(navigator.platform)) document.querySelector(".hint kbd").textContent = "⌘";
 }
 
 main();

@@ -19,7 +19,8 @@ def direct_greedy(model, prompt, max_new_tokens, eos):
         eos_token_id=eos, pad_token_id=0, repetition_penalty=1.0, temperature=1.0, top_k=50, top_p=1.0,
     )
     row = out[0, len(prompt):].tolist()
-    return row[: row.index(eos[0])] if eos[0] in row else row
+    cut = next((i for i, t in enumerate(row) if t in eos), len(row))
+    return row[:cut]
 
 
 def test_greedy_matches_direct_generate(tiny_hf_model):
@@ -116,3 +117,28 @@ def test_bad_input_names_the_field(tiny_hf_model):
     with pytest.raises(InvalidInputError) as err:
         engine.add_request([], SamplingParams())
     assert err.value.field == "prompt_token_ids"
+
+
+class SavedCheckpoint:
+    """The Checkpoint attributes the engine reads, over a directory HF saved."""
+
+    def __init__(self, path, eos_token_ids, pad_token_id):
+        self.path, self.eos_token_ids, self.pad_token_id = path, eos_token_ids, pad_token_id
+
+
+def test_builds_the_model_from_a_checkpoint_directory(tiny_hf_model, tmp_path):
+    tiny_hf_model.save_pretrained(tmp_path)
+    engine = TransformersEngine(SavedCheckpoint(tmp_path, (STOP, 299), 7), device="cpu", dtype="float32")
+    assert engine.stop_token_ids == (STOP, 299) and engine.pad_token_id == 7
+    assert engine.model.dtype == torch.float32 and engine.device.type == "cpu"
+    out = engine.generate([PROMPTS[3]], SamplingParams(max_tokens=6))[0]
+    assert out.token_ids == direct_greedy(tiny_hf_model, PROMPTS[3], 6, [STOP, 299])
+
+
+def test_unusable_model_argument_and_dtype_are_clear_errors(tmp_path):
+    with pytest.raises(InvalidInputError) as err:
+        TransformersEngine(42)
+    assert err.value.field == "model"
+    with pytest.raises(InvalidInputError) as err:
+        TransformersEngine(SavedCheckpoint(tmp_path, (), None), dtype="int3")
+    assert err.value.field == "dtype"

@@ -1,0 +1,44 @@
+"""Offline throughput: every request submitted at once, the engine runs until all finish."""
+from __future__ import annotations
+
+import time
+
+import torch
+
+from hymt.bench.results import ThroughputResult
+from hymt.engine.interface import Engine
+from hymt.engine.outputs import RequestOutput
+from hymt.engine.sampling import SamplingParams
+
+
+def sync() -> None:
+    """Wait for queued device work, so wall times cover it."""
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        torch.cuda.synchronize()
+
+
+def run_offline(
+    engine: Engine, prompts: list[list[int]], params: SamplingParams, name: str, *, note: str = ""
+) -> tuple[ThroughputResult, list[RequestOutput]]:
+    """Submit `prompts` together through the Engine interface and time the run to the last result."""
+    sync()
+    start = time.perf_counter()
+    outputs = engine.generate(prompts, params)
+    sync()
+    wall = time.perf_counter() - start
+    result = ThroughputResult.measure(
+        name, len(prompts), wall, sum(len(p) for p in prompts), sum(len(o.token_ids) for o in outputs),
+        note=_short_answers_note(outputs, params, note),
+    )
+    return result, outputs
+
+
+def _short_answers_note(outputs: list[RequestOutput], params: SamplingParams, note: str) -> str:
+    """Says so when forced-length answers came back short (the rates count real tokens)."""
+    if not params.ignore_eos:
+        return note
+    short = sum(1 for o in outputs if len(o.token_ids) != params.max_tokens)
+    if not short:
+        return note
+    extra = f"{short} of {len(outputs)} answers are not {params.max_tokens} tokens long"
+    return f"{note}; {extra}" if note else extra

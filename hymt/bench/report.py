@@ -1,0 +1,94 @@
+"""The compact text report `hymt bench` prints at the end (what the lead reads from a GPU run)."""
+from __future__ import annotations
+
+from hymt.bench.results import BenchResult, EnvInfo, LatencyResult, ServerLoadResult, ThroughputResult
+
+GB = 1e9
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def _gb(value: int | None) -> str:
+    return "-" if value is None else f"{value / GB:.2f} GB"
+
+
+def format_env(env: EnvInfo) -> list[str]:
+    return [
+        f"date {env.date} | {env.device_name} | python {env.python_version} | torch {env.torch_version} "
+        f"(CUDA {env.cuda_version or '-'}) | transformers {env.transformers_version} | hymt {env.hymt_version}",
+        f"command: {env.command}",
+    ]
+
+
+def _throughput_rows(native: ThroughputResult, rows: tuple[ThroughputResult, ...], ratios: dict) -> list[str]:
+    width = max(len(r.name) for r in (native, *rows))
+    head = f"{'throughput':<{width}}  {'requests':>8}  {'wall s':>8}  {'req/s':>9}  {'out tok/s':>10}  " \
+           f"{'total tok/s':>11}  {'native is':>9}"
+    lines = [head]
+    for r in (native, *rows):
+        ratio = "" if r is native else (f"{ratios[r.name]:.1f}x" if r.name in ratios else "-")
+        lines.append(f"{r.name:<{width}}  {r.num_requests:>8}  {r.wall_s:>8.2f}  {r.requests_per_s:>9.2f}  "
+                     f"{r.output_tokens_per_s:>10.0f}  {r.total_tokens_per_s:>11.0f}  {ratio:>9}")
+    return lines
+
+
+def _latency_rows(rows: list[LatencyResult]) -> list[str]:
+    width = max(len(r.name) for r in rows)
+    lines = [f"{'batch-1 latency (ms)':<{width}}  {'requests':>8}  {'tokens':>6}  {'ttft p50':>8}  {'ttft p90':>8}  "
+             f"{'total p50':>9}  {'total p90':>9}"]
+    for r in rows:
+        lines.append(f"{r.name:<{width}}  {r.num_requests:>8}  {r.output_tokens_mean:>6.0f}  {_ms(r.ttft_ms_p50):>8}  "
+                     f"{_ms(r.ttft_ms_p90):>8}  {r.total_ms_p50:>9.1f}  {r.total_ms_p90:>9.1f}")
+    return lines
+
+
+def _memory_lines(result: BenchResult) -> list[str]:
+    m = result.memory
+    lines = [f"peak GPU memory (native runs): allocated {_gb(m.max_allocated_bytes)}, reserved "
+             f"{_gb(m.max_reserved_bytes)} of {_gb(m.device_total_bytes)} on {m.device}"
+             if m.device_total_bytes else f"peak GPU memory: n/a on {m.device}"]
+    r = m.engine_report
+    if r:
+        lines.append(
+            f"engine memory: budget {_gb(r.get('budget_bytes'))}, weights {_gb(r.get('weights_bytes'))}, "
+            f"KV cache {_gb(r.get('kv_cache_bytes'))} ({r.get('num_kv_blocks')} blocks x {r.get('block_size')} tokens), "
+            f"activations {_gb(r.get('activation_bytes'))}, CUDA graphs {_gb(r.get('cuda_graph_bytes'))}, "
+            f"peak {_gb(r.get('peak_bytes'))}"
+        )
+    return lines
+
+
+def format_bench(result: BenchResult) -> str:
+    """The end-of-run table: environment, workload, throughput with ratios, latency, memory."""
+    w = result.options["workload"]
+    lines = ["", "== hymt bench ==", *format_env(result.env),
+             f"model: {result.model}; native engine ready in {result.load_s:.1f} s",
+             f"workload: {w['num_requests']} requests, prompts {w['prompt_len_min']}-{w['prompt_len_max']} tokens, "
+             f"{w['output_len']} answer tokens forced (ignore_eos), greedy, seed {w['seed']}", ""]
+    lines += _throughput_rows(result.native, result.baselines, result.ratios)
+    lines.append("")
+    lines += _latency_rows([result.native_latency] + ([result.baseline_latency] if result.baseline_latency else []))
+    if "latency_p50" in result.ratios:
+        lines.append(f"native batch-1 total latency is {result.ratios['latency_p50']:.1f}x lower (p50)")
+    lines.append("")
+    lines += _memory_lines(result)
+    notes = [f"  {r.name}: {r.note}" for r in (result.native, *result.baselines) if r.note]
+    if notes:
+        lines += ["notes:", *notes]
+    lines += [f"skipped: {s}" for s in result.skipped]
+    return "\n".join(lines)
+
+
+def format_server_load(result: ServerLoadResult) -> str:
+    lines = ["", "== hymt bench --server ==", *(format_env(result.env) if result.env else []),
+             f"server {result.url}: {result.concurrency} concurrent clients, {result.num_requests} requests"
+             + (" (stopped by the time limit)" if result.timed_out else ""),
+             f"completed {result.completed}, errors {result.errors}"
+             + (f" {dict(result.error_kinds)}" if result.error_kinds else ""),
+             f"wall {result.wall_s:.2f} s, {result.requests_per_s:.2f} req/s, "
+             f"{result.completion_tokens / max(result.wall_s, 1e-9):.0f} completion tok/s",
+             f"latency ms: p50 {_ms(result.latency_ms_p50)}, p90 {_ms(result.latency_ms_p90)}, "
+             f"p99 {_ms(result.latency_ms_p99)}, mean {_ms(result.latency_ms_mean)}"]
+    return "\n".join(lines)

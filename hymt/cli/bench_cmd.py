@@ -1,0 +1,124 @@
+"""`hymt bench`: measure the native engine (and transformers beside it), or load-test a server.
+
+Offline: `hymt bench --random-weights --family HY-MT1.5-1.8B --baseline transformers`
+Server:  `hymt bench --server http://127.0.0.1:8000 --concurrency 64 --num-requests 2000`
+"""
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+_DEFAULTS: dict = {}  # the parser's defaults, for rebuilding a command line
+ENGINE_FLAGS = ("gpu_memory_gb", "gpu_memory_utilization", "max_num_seqs", "max_num_batched_tokens",
+                "quantization", "enforce_eager", "seed")
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "bench", help="benchmark the engine (throughput, batch-1 latency, memory) or a running server",
+        description="Offline: native-engine throughput, batch-1 latency and peak memory, optionally against "
+                    "transformers on the same weights. With --server: concurrent clients against a hymt server.",
+    )
+    src = p.add_argument_group("model")
+    src.add_argument("--model", help="hub id or local checkpoint dir")
+    src.add_argument("--random-weights", action="store_true", help="real-shape random weights (no download)")
+    src.add_argument("--family", help="family whose real shape --random-weights uses, e.g. HY-MT1.5-1.8B")
+    w = p.add_argument_group("workload")
+    w.add_argument("--num-requests", type=int, default=None, help="requests (offline default 2000, server 256)")
+    w.add_argument("--prompt-len-min", type=int, default=40)
+    w.add_argument("--prompt-len-max", type=int, default=80)
+    w.add_argument("--output-len", type=int, default=32, help="answer tokens, forced (ignore_eos)")
+    w.add_argument("--batch1-requests", type=int, default=20, help="single requests of the latency run")
+    w.add_argument("--warmup-requests", type=int, default=256, help="untimed native requests first")
+    w.add_argument("--seed", type=int, default=0, help="prompt generator and engine seed")
+    e = p.add_argument_group("native engine")
+    e.add_argument("--device")
+    e.add_argument("--dtype", choices=("bfloat16", "bf16", "float16", "fp16", "float32", "fp32"))
+    e.add_argument("--gpu-memory-gb", type=float)
+    e.add_argument("--gpu-memory-utilization", type=float)
+    e.add_argument("--max-num-seqs", type=int)
+    e.add_argument("--max-num-batched-tokens", type=int)
+    e.add_argument("--quantization", choices=("int8", "int4", "fp8"))
+    e.add_argument("--enforce-eager", action="store_true", default=None, help="no CUDA graphs")
+    b = p.add_argument_group("baselines")
+    b.add_argument("--baseline", choices=("none", "transformers"), default="none")
+    b.add_argument("--baseline-requests", type=int, default=20, help="requests of transformers generate() batch 1")
+    b.add_argument("--baseline-batch-size", type=int, default=64, help="batch of padded generate()")
+    s = p.add_argument_group("server load (--server)")
+    s.add_argument("--server", metavar="URL", help="drive a running hymt server instead of an engine")
+    s.add_argument("--concurrency", type=int, default=16)
+    s.add_argument("--api-key")
+    s.add_argument("--src", default="en")
+    s.add_argument("--tgt", default="zh")
+    s.add_argument("--time-limit", type=float, default=600.0, help="seconds; no new request after it")
+    s.add_argument("--timeout", type=float, default=120.0, help="per-request seconds")
+    p.add_argument("--json", metavar="PATH", help="write the full results as JSON")
+    p.set_defaults(func=run)
+    _DEFAULTS.update(vars(p.parse_args([])))
+
+
+def command_line(args: argparse.Namespace) -> str:
+    """The command as typed when run from the shell; else (called in-process, e.g. tests) the
+    equivalent command rebuilt from the parsed options."""
+    argv = sys.argv
+    if argv and Path(argv[0]).name in ("hymt", "__main__.py") and "bench" in argv[1:]:
+        return "hymt " + shlex.join(argv[1:])
+    parts = ["hymt", "bench"]
+    for name, value in sorted(vars(args).items()):
+        if name in ("func", "command", "verbose") or value in (None, False) or _DEFAULTS.get(name) == value:
+            continue
+        flag = "--" + name.replace("_", "-")
+        parts += [flag] if value is True else [flag, str(value)]
+    return shlex.join(parts)
+
+
+def run(args: argparse.Namespace) -> int:
+    command = command_line(args)
+    if args.server:
+        return _run_server(args, command)
+    return _run_offline(args, command)
+
+
+def _run_offline(args: argparse.Namespace, command: str) -> int:
+    from hymt.bench.options import BenchOptions
+    from hymt.bench.report import format_bench
+    from hymt.bench.runner import run_bench
+    from hymt.bench.workload import Workload
+
+    workload = Workload(
+        num_requests=args.num_requests if args.num_requests is not None else 2000,
+        prompt_len_min=args.prompt_len_min, prompt_len_max=args.prompt_len_max, output_len=args.output_len,
+        batch1_requests=args.batch1_requests, seed=args.seed,
+    )
+    engine = {name: getattr(args, name) for name in ENGINE_FLAGS if getattr(args, name) is not None}
+    options = BenchOptions(
+        model=args.model, random_weights=args.random_weights, family=args.family, workload=workload,
+        device=args.device, dtype=args.dtype, engine=engine, baseline=args.baseline,
+        baseline_requests=args.baseline_requests, baseline_batch_size=args.baseline_batch_size,
+        warmup_requests=args.warmup_requests,
+    )
+    result = run_bench(options, command=command)
+    if args.json:
+        result.write_json(args.json)
+    print(format_bench(result))
+    return 0
+
+
+def _run_server(args: argparse.Namespace, command: str) -> int:
+    from hymt.bench.report import format_server_load
+    from hymt.bench.runner import env_info
+    from hymt.bench.server_load import ServerLoadOptions, run_server_load
+
+    options = ServerLoadOptions(
+        url=args.server, concurrency=args.concurrency,
+        num_requests=args.num_requests if args.num_requests is not None else 256, api_key=args.api_key,
+        src=args.src, tgt=args.tgt, output_len=args.output_len, time_limit_s=args.time_limit,
+        timeout_s=args.timeout,
+    )
+    result = run_server_load(options, env=env_info(command, None))
+    if args.json:
+        result.write_json(args.json)
+    print(format_server_load(result))
+    return 0 if result.completed else 1

@@ -1,0 +1,43 @@
+"""hymt's token engines: token ids in, token ids out.
+
+    from hymt.engine import LLM, SamplingParams, EngineConfig
+
+The light shared types import eagerly; the engines (which import torch and the model code)
+load on first use, so `from hymt.engine.sampling import SamplingParams` stays cheap.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+from hymt.engine.config import EngineConfig
+from hymt.engine.interface import Engine, EngineStats
+from hymt.engine.outputs import RequestOutput
+from hymt.engine.sampling import SamplingParams
+
+_LAZY = {
+    "LLM": "hymt.engine.llm",
+    "NativeEngine": "hymt.engine.llm_engine",
+    "AsyncEngine": "hymt.engine.async_engine",
+    "RequestHandle": "hymt.engine.async_engine",
+    "create_engine": "hymt.engine.factory",
+    "MemoryReport": "hymt.engine.memory",
+}
+
+__all__ = ["EngineConfig", "Engine", "EngineStats", "RequestOutput", "SamplingParams", *_LAZY]
+
+if TYPE_CHECKING:
+    from hymt.engine.async_engine import AsyncEngine, RequestHandle
+    from hymt.engine.factory import create_engine
+    from hymt.engine.llm import LLM
+    from hymt.engine.llm_engine import NativeEngine
+    from hymt.engine.memory import MemoryReport
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'hymt.engine' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,65 @@
+"""create_engine: one entry point for every token-engine backend.
+
+Backends import lazily, so choosing "openai" never imports torch kernels and choosing
+"native" never imports httpx.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from hymt.engine.config import EngineConfig
+from hymt.engine.interface import Engine
+from hymt.errors import InvalidInputError
+
+BACKENDS = ("native", "transformers", "openai")
+
+
+def create_engine(
+    backend: str,
+    checkpoint: Any,
+    *,
+    device: Any = None,
+    dtype: Any = None,
+    config: EngineConfig | None = None,
+    **options: Any,
+) -> Engine:
+    """Build the engine `backend` over `checkpoint`.
+
+    Args:
+        backend: "native" (hymt's engine), "transformers" (HF generate) or "openai" (remote).
+        checkpoint: a hymt.checkpoint.Checkpoint, a local dir or a hub id. For "openai" it
+            serves as the tokenizer (and default stop ids) and may be None.
+        device / dtype: local backends only; default CUDA + bfloat16, else CPU + float32.
+        config: EngineConfig for "native" (other backends ignore it).
+        **options: backend-specific keywords: "native" takes random_weights and
+            stop_token_ids; "transformers" takes batching, max_batch_size, stop_token_ids;
+            "openai" needs base_url and takes model, api_key, prompt_format, max_concurrency, ...
+    """
+    if backend == "native":
+        from hymt.engine.llm_engine import NativeEngine
+
+        return NativeEngine(_checkpoint(checkpoint), config or EngineConfig(), device=device, dtype=dtype, **options)
+    if backend == "transformers":
+        from hymt.engine.backends.transformers_engine import TransformersEngine
+
+        return TransformersEngine(_checkpoint(checkpoint), device=device, dtype=dtype, **options)
+    if backend == "openai":
+        from hymt.engine.backends.openai_engine import OpenAIEngine
+
+        base_url = options.pop("base_url", None)
+        if not base_url:
+            raise InvalidInputError(
+                "the openai backend needs base_url (the server root, e.g. http://127.0.0.1:8001)", field="base_url"
+            )
+        tokenizer = _checkpoint(checkpoint) if checkpoint is not None else None
+        return OpenAIEngine(base_url, tokenizer=tokenizer, **options)
+    raise InvalidInputError(f"unknown engine backend {backend!r}; valid: {', '.join(BACKENDS)}", field="backend")
+
+
+def _checkpoint(checkpoint: Any) -> Any:
+    if isinstance(checkpoint, (str, Path)):
+        from hymt.checkpoint import load_checkpoint
+
+        return load_checkpoint(checkpoint)
+    return checkpoint

@@ -1,0 +1,233 @@
+"""Load a Hunyuan dense model: safetensors -> device in the target dtype, or random weights.
+
+No transformers model in between and no full host copy: each tensor is read with
+safetensors.safe_open straight to the device, cast there, and copied into its slot of the
+pre-allocated (fused, padded) parameters.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from safetensors import safe_open
+
+from hymt.engine.models.hunyuan_config import HunyuanDenseConfig
+from hymt.engine.models.hunyuan_dense import HunyuanDenseForCausalLM
+from hymt.engine.models.hunyuan_weights import Target, is_ignored, is_legacy, split_legacy, weight_targets
+from hymt.errors import InvalidInputError, ModelLoadError
+
+logger = logging.getLogger(__name__)
+
+DTYPE_NAMES = {
+    "bfloat16": torch.bfloat16, "bf16": torch.bfloat16,
+    "float16": torch.float16, "fp16": torch.float16, "half": torch.float16,
+    "float32": torch.float32, "fp32": torch.float32, "float": torch.float32,
+}
+RANDOM_INIT_STD = 0.02  # HF's initializer_range: keeps random-weight activations finite in bf16
+_MAX_NAMES_SHOWN = 8
+
+# A handler sees (name, tensor getter) for names the model does not know and returns True if it
+# consumed the tensor (hook for pre-quantized formats).
+ExtraHandler = Callable[[str, Callable[[], torch.Tensor]], bool]
+
+
+@dataclass(frozen=True)
+class LoadStats:
+    """What load_model did: seconds, bytes placed on the device, tensors read, source."""
+
+    seconds: float
+    weight_bytes: int
+    num_tensors: int
+    source: str
+
+
+def load_model(
+    checkpoint_or_config, device=None, dtype=None, *, quantization: str | None = None, random_weights: bool = False,
+) -> HunyuanDenseForCausalLM:
+    """Build the native model from a Checkpoint, a model dir (or hub id), or a config dict.
+
+    device: None -> "cuda" when available, else "cpu". dtype: torch dtype or a name; None /
+    "auto" -> the checkpoint's dtype on CUDA, float32 on CPU. random_weights: real-shape random
+    weights generated on the device (a config dict needs this). The result carries
+    `model.load_stats` (LoadStats).
+    """
+    t0 = time.perf_counter()
+    config, model_dir = _resolve_source(checkpoint_or_config, random_weights)
+    cfg = HunyuanDenseConfig.from_dict(config)
+    device = torch.device(device if device is not None else ("cuda" if torch.cuda.is_available() else "cpu"))
+    dtype = resolve_dtype(dtype, cfg, device)
+    model = HunyuanDenseForCausalLM(cfg, device=device, dtype=dtype)
+    if random_weights:
+        num_tensors = init_random_weights(model)
+        source = "random weights"
+    else:
+        num_tensors = load_weights(model, model_dir)
+        source = str(model_dir)
+    if quantization is not None:
+        _apply_quantization(model, quantization)
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    weight_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
+    model.load_stats = LoadStats(time.perf_counter() - t0, weight_bytes, num_tensors, source)
+    logger.info(
+        "loaded %s (%s, %.2f GB on %s) in %.2f s", source, str(dtype).removeprefix("torch."),
+        weight_bytes / 1e9, device, model.load_stats.seconds,
+    )
+    return model
+
+
+def resolve_dtype(dtype, cfg: HunyuanDenseConfig, device: torch.device) -> torch.dtype:
+    if isinstance(dtype, torch.dtype):
+        return dtype
+    if dtype is None or dtype == "auto":
+        if device.type != "cuda":
+            return torch.float32  # bf16 matmuls on CPU are slow and only approximate the reference
+        return DTYPE_NAMES.get(cfg.torch_dtype, torch.bfloat16)
+    if isinstance(dtype, str) and dtype.lower() in DTYPE_NAMES:
+        return DTYPE_NAMES[dtype.lower()]
+    raise InvalidInputError(
+        f"dtype {dtype!r} is not supported; valid: 'auto', {sorted(set(DTYPE_NAMES))} or a torch.dtype",
+        field="dtype",
+    )
+
+
+def _resolve_source(obj, random_weights: bool) -> tuple[dict, Path | None]:
+    """-> (config dict, model dir or None)."""
+    if isinstance(obj, dict):
+        if not random_weights:
+            raise InvalidInputError(
+                "a config dict has no weights: pass random_weights=True, or a checkpoint/model dir",
+                field="checkpoint_or_config",
+            )
+        return obj, None
+    if hasattr(obj, "path") and hasattr(obj, "config"):  # hymt.checkpoint.Checkpoint
+        return dict(obj.config), Path(obj.path)
+    if isinstance(obj, (str, Path)):
+        model_dir = Path(obj)
+        if not model_dir.is_dir():
+            model_dir = _resolve_remote(str(obj))
+        config_path = model_dir / "config.json"
+        if not config_path.is_file():
+            raise ModelLoadError(f"{model_dir} has no config.json; pass a Hunyuan model directory")
+        try:
+            return json.loads(config_path.read_text(encoding="utf-8")), model_dir
+        except json.JSONDecodeError as e:
+            raise ModelLoadError(f"{config_path} is not valid JSON: {e}") from e
+    raise InvalidInputError(
+        f"checkpoint_or_config must be a Checkpoint, a path or a config dict, got {type(obj).__name__}",
+        field="checkpoint_or_config",
+    )
+
+
+def _resolve_remote(model: str) -> Path:
+    if importlib.util.find_spec("hymt.checkpoint") is None:
+        raise ModelLoadError(f"{model!r} is not a local directory; pass a local path (`--model /path/to/dir`)")
+    from hymt.checkpoint import resolve_model_dir
+
+    return Path(resolve_model_dir(model))
+
+
+def safetensors_files(model_dir: Path) -> list[Path]:
+    """The checkpoint's safetensors files: those of the shard index, or every *.safetensors."""
+    index = model_dir / "model.safetensors.index.json"
+    if index.is_file():
+        weight_map = json.loads(index.read_text(encoding="utf-8")).get("weight_map", {})
+        files = [model_dir / f for f in sorted(set(weight_map.values()))]
+        absent = [f.name for f in files if not f.is_file()]
+        if absent:
+            raise ModelLoadError(f"{index.name} names shards missing from {model_dir}: {absent}")
+        return files
+    files = sorted(model_dir.glob("*.safetensors"))
+    if not files:
+        raise ModelLoadError(f"no *.safetensors files in {model_dir}")
+    return files
+
+
+def load_weights(model: HunyuanDenseForCausalLM, model_dir: Path, *, extra: ExtraHandler | None = None) -> int:
+    """Copy every checkpoint tensor into its target; returns the number read.
+
+    Unknown names (unless `extra` consumes them) and missing targets raise ModelLoadError.
+    """
+    targets = weight_targets(model)
+    loaded: set[str] = set()
+    unknown: list[str] = []
+    count = 0
+    device = model.device
+    for path in safetensors_files(model_dir):
+        # safetensors wants "cuda:0", not a bare "cuda".
+        dev = f"cuda:{device.index or 0}" if device.type == "cuda" else str(device)
+        with safe_open(str(path), framework="pt", device=dev) as f:
+            for name in f.keys():
+                count += 1
+                if name in targets:
+                    _copy(targets[name], name, f.get_tensor(name))
+                    loaded.add(name)
+                elif is_ignored(name, model):
+                    continue
+                elif is_legacy(name):
+                    for part_name, part in split_legacy(name, f.get_tensor(name), model).items():
+                        if part_name in targets:
+                            _copy(targets[part_name], name, part)
+                            loaded.add(part_name)
+                elif extra is None or not extra(name, lambda n=name: f.get_tensor(n)):
+                    unknown.append(name)
+    _check_complete(model, targets, loaded, unknown, model_dir)
+    if model.config.padded_vocab_size > model.config.vocab_size:
+        model.lm_head.weight[model.config.vocab_size :].zero_()
+    return count
+
+
+def _copy(target: Target, name: str, tensor: torch.Tensor) -> None:
+    dest = target.view
+    if tuple(dest.shape) != tuple(tensor.shape):
+        raise ModelLoadError(f"checkpoint tensor {name} has shape {tuple(tensor.shape)}, expected {tuple(dest.shape)}")
+    dest.copy_(tensor)  # casts to the model dtype on the device
+
+
+def _check_complete(model, targets: dict, loaded: set, unknown: list, model_dir: Path) -> None:
+    if unknown:
+        hint = ""
+        if "qweight" in " ".join(unknown) or any(n.endswith("weight_scale") for n in unknown):
+            hint = " (a pre-quantized checkpoint: its format needs hymt.engine.quant support)"
+        raise ModelLoadError(
+            f"{model_dir}: {len(unknown)} checkpoint tensors the Hunyuan dense model does not use{hint}: "
+            f"{unknown[:_MAX_NAMES_SHOWN]}{' ...' if len(unknown) > _MAX_NAMES_SHOWN else ''}"
+        )
+    missing = sorted(set(targets) - loaded)
+    if missing:
+        raise ModelLoadError(
+            f"{model_dir}: {len(missing)} weights missing from the checkpoint: "
+            f"{missing[:_MAX_NAMES_SHOWN]}{' ...' if len(missing) > _MAX_NAMES_SHOWN else ''}"
+        )
+
+
+@torch.no_grad()
+def init_random_weights(model: HunyuanDenseForCausalLM, *, seed: int = 0) -> int:
+    """Real-shape random weights on the device: N(0, 0.02) matrices, unit norms, zero biases."""
+    gen = torch.Generator(device=model.device).manual_seed(seed)
+    count = 0
+    for name, p in model.named_parameters():
+        count += 1
+        if p.dim() == 1:
+            p.fill_(1.0 if name.endswith("weight") else 0.0)  # norm weights / biases
+        else:
+            p.normal_(0.0, RANDOM_INIT_STD, generator=gen)  # in place, in the target dtype
+    model.lm_head.weight[model.config.vocab_size :].zero_()
+    return count
+
+
+def _apply_quantization(model: HunyuanDenseForCausalLM, scheme: str) -> None:
+    if importlib.util.find_spec("hymt.engine.quant") is None:
+        raise InvalidInputError(
+            f"quantization {scheme!r} needs hymt.engine.quant, which this installation lacks; valid: None",
+            field="quantization",
+        )
+    from hymt.engine.quant import apply_quantization
+
+    apply_quantization(model, scheme)

@@ -1,0 +1,92 @@
+"""Per-step time split for profiling the engine loop: HYMT_PROFILE=1.
+
+Phases: schedule (scheduler planning), prepare (filling and uploading inputs), forward
+(model or graph replay), sample (sampler + queuing the copy of the ids), wait (until the ids
+of the step being completed are on the host), postprocess (scheduler update and outputs).
+
+HYMT_PROFILE=1 ends each phase with a device synchronisation, so GPU time lands in the phase
+that launched it (this serialises host and device: no overlap). HYMT_PROFILE=cpu measures
+host time only, without synchronising: "wait" is then the time the host idles on the GPU,
+and the other phases are what overlap hides. Every `every` steps a summary line is logged
+at INFO (logger hymt.engine.step_timer).
+"""
+from __future__ import annotations
+
+import logging
+import os
+import time
+from dataclasses import dataclass
+
+import torch
+
+log = logging.getLogger(__name__)
+
+PHASES = ("schedule", "prepare", "forward", "sample", "wait", "postprocess")
+
+
+def profiling_mode() -> str | None:
+    """None (off), "sync" (HYMT_PROFILE=1) or "cpu" (HYMT_PROFILE=cpu)."""
+    value = os.environ.get("HYMT_PROFILE", "0").strip().lower()
+    if value in ("", "0", "false", "off"):
+        return None
+    return "cpu" if value == "cpu" else "sync"
+
+
+@dataclass(frozen=True)
+class StepProfile:
+    """Accumulated phase times (seconds) over `steps` steps, with tokens and sequences handled."""
+
+    steps: int
+    tokens: int
+    seqs: int
+    seconds: dict[str, float]
+
+    def format(self) -> str:
+        if not self.steps:
+            return "no steps"
+        per = " ".join(f"{k} {1e3 * v / self.steps:.2f}" for k, v in self.seconds.items())
+        total = 1e3 * sum(self.seconds.values()) / self.steps
+        return (f"{self.steps} steps, {self.tokens / self.steps:.0f} tok/step, {self.seqs / self.steps:.0f} "
+                f"seq/step; ms/step: {per} (total {total:.2f})")
+
+
+class StepTimer:
+    """Accumulates phase durations; a no-op unless enabled."""
+
+    def __init__(self, device: torch.device, *, mode: str | None = "env", every: int = 100):
+        mode = profiling_mode() if mode == "env" else mode
+        self.enabled = mode is not None
+        self.sync = mode == "sync" and torch.device(device).type == "cuda"
+        self.every = every
+        self.reset()
+
+    def reset(self) -> None:
+        self._seconds = dict.fromkeys(PHASES, 0.0)
+        self._steps = self._tokens = self._seqs = 0
+        self._t = 0.0
+
+    def start(self) -> None:
+        if self.enabled:
+            self._t = time.perf_counter()
+
+    def lap(self, phase: str) -> None:
+        """Close `phase` (started at the previous start/lap)."""
+        if not self.enabled:
+            return
+        if self.sync:
+            torch.cuda.synchronize()
+        now = time.perf_counter()
+        self._seconds[phase] += now - self._t
+        self._t = now
+
+    def end_step(self, num_tokens: int, num_seqs: int) -> None:
+        if not self.enabled:
+            return
+        self._steps += 1
+        self._tokens += num_tokens
+        self._seqs += num_seqs
+        if self._steps % self.every == 0:
+            log.info("step profile: %s", self.summary().format())
+
+    def summary(self) -> StepProfile:
+        return StepProfile(self._steps, self._tokens, self._seqs, dict(self._seconds))

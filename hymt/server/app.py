@@ -1,0 +1,126 @@
+"""create_app: one FastAPI app, one model, every protocol (api-conventions.md §6 routing).
+
+    /health /ready /metrics /            liveness, readiness, Prometheus, web UI (open)
+    /api/...                             hymt's native API (the web UI uses only this)
+    /v1/chat/completions /v1/models      OpenAI
+    /translate /languages /detect        LibreTranslate (root /translate sniffs DeepLX, Immersive)
+    /libretranslate/...                  LibreTranslate under its own prefix
+    /v2/... /deepl/v2/...                DeepL v2 subset (+ in-memory glossaries)
+    /deeplx/translate /v1/translate      DeepLX
+    /imme                                Immersive Translate custom API
+"""
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+
+from hymt.server import native_api
+from hymt.server.admission import Admission, ClientGone
+from hymt.server.context import ServerState
+from hymt.server.cors import CorsMiddleware
+from hymt.server.errors import install_error_handlers
+from hymt.server.logging import AccessMiddleware
+from hymt.server.metrics import ServerMetrics
+from hymt.server.protocols import deepl_api, deeplx_api, immersive_api, libretranslate_api, openai_api, root_translate
+from hymt.server.service import ModelService, TranslatorFactory
+from hymt.server.settings import ServerSettings
+
+STATIC_DIR = Path(__file__).parent / "static"
+
+_PLACEHOLDER = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>hymt</title></head>
+<body><h1>hymt</h1><p>The web UI is not installed (hymt/server/static/ is missing).
+The APIs are up: <a href="/api/status">/api/status</a>, <a href="/docs">/docs</a>.</p></body></html>"""
+
+
+def create_app(settings: ServerSettings | None = None, *, translator_factory: TranslatorFactory | None = None,
+               load: bool = True) -> FastAPI:
+    """The server app. The model loads in the background when the app starts (lifespan).
+
+    Args:
+        settings: the server configuration (defaults: ServerSettings()).
+        translator_factory: builds the Translator from the settings (tests pass a stand-in).
+        load: start loading at startup; False leaves the service unloaded (503 everywhere).
+    """
+    settings = settings or ServerSettings()
+    service = ModelService(settings, translator_factory)
+    admission = Admission(settings.max_queue, settings.retry_after_s)
+    metrics = ServerMetrics(service.stats, lambda: (admission.active, admission.limit), lambda: service.ready)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        if load:
+            service.start()
+        try:
+            yield
+        finally:
+            service.close()
+
+    app = FastAPI(title="hymt", version=_version(), lifespan=lifespan)
+    app.state.hymt = ServerState(settings=settings, service=service, admission=admission, metrics=metrics)
+    app.state.settings = settings
+    install_error_handlers(app)
+
+    @app.exception_handler(ClientGone)
+    async def _client_gone(request: Request, exc: ClientGone) -> Response:
+        return Response(status_code=499)  # nginx's "client closed request": nobody reads it
+
+    _add_open_routes(app)
+    app.include_router(native_api.router)
+    app.include_router(openai_api.router)
+    for prefix in ("", "/libretranslate"):
+        app.include_router(libretranslate_api.build_router(prefix))
+    app.include_router(root_translate.router)
+    for prefix in ("", "/deepl"):
+        app.include_router(deepl_api.build_router(prefix))
+    app.include_router(deeplx_api.router)
+    app.include_router(immersive_api.router)
+    if STATIC_DIR.is_dir():
+        app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+
+    app.add_middleware(CorsMiddleware, origins=settings.cors_origins)
+    app.add_middleware(AccessMiddleware, metrics=metrics)
+    return app
+
+
+def _add_open_routes(app: FastAPI) -> None:
+    """Routes that never need a key: liveness, readiness, metrics, the UI."""
+
+    @app.get("/health")
+    async def health() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.get("/ready")
+    async def ready(request: Request) -> JSONResponse:
+        st: ServerState = request.app.state.hymt
+        info: dict[str, Any] = {**st.service.info(), "ready": st.service.ready}
+        if st.service.ready:
+            return JSONResponse({"status": "ready", **info})
+        info["error"] = st.service.error
+        return JSONResponse({"status": "failed" if st.service.error else "loading", **info}, status_code=503,
+                            headers={"Retry-After": str(st.settings.retry_after_s)})
+
+    @app.get("/metrics")
+    async def metrics(request: Request) -> Response:
+        st: ServerState = request.app.state.hymt
+        return Response(st.metrics.render(), media_type="text/plain; version=0.0.4; charset=utf-8")
+
+    @app.get("/", include_in_schema=False)
+    async def index() -> Response:
+        page = STATIC_DIR / "index.html"
+        if page.is_file():
+            return FileResponse(page, media_type="text/html")
+        return HTMLResponse(_PLACEHOLDER)
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("hymt")
+    except Exception:  # running from a source tree without install
+        return "0"

@@ -1,0 +1,188 @@
+"""Request bodies: JSON or form-encoded, parsed once, and typed field access.
+
+Protocols differ in how they send (LibreTranslate bindings and old DeepL clients post forms,
+with repeated keys for lists; everyone else posts JSON). `read_body` returns a dict either
+way; the `get_*` helpers raise 422 naming the field when a value has the wrong type.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from fastapi import Request
+
+from hymt.server.errors import ApiError
+
+_CACHE_KEY = "hymt.body"
+_MISSING = object()
+
+
+async def read_body(request: Request) -> dict[str, Any]:
+    """The body as a dict (cached on the request; auth and the handler share it).
+
+    JSON bodies must be objects; form bodies map repeated keys to lists. Query parameters
+    fill in keys the body lacks (GET requests and clients that mix both).
+    """
+    cached = request.scope.get(_CACHE_KEY)
+    if cached is not None:
+        return cached
+    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    body: dict[str, Any]
+    if content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
+        form = await request.form()
+        body = _multi(form.multi_items())
+    else:
+        raw = await request.body()
+        body = _parse_json(raw) if raw.strip() else {}
+    for key, value in _multi(request.query_params.multi_items()).items():
+        body.setdefault(key, value)
+    request.scope[_CACHE_KEY] = body
+    return body
+
+
+def _parse_json(raw: bytes) -> dict[str, Any]:
+    try:
+        data = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ApiError(400, f"malformed JSON body: {exc}", type="invalid_json", field="body") from None
+    if not isinstance(data, dict):
+        raise ApiError(
+            422, f"the body must be a JSON object, got {type(data).__name__}", type="invalid_type", field="body"
+        )
+    return data
+
+
+def _multi(items) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in items:
+        if key.endswith("[]"):  # PHP-style `text[]=a&text[]=b`
+            key = key[:-2]
+            out.setdefault(key, [])
+        if key in out:
+            existing = out[key]
+            out[key] = [*existing, value] if isinstance(existing, list) else [existing, value]
+        else:
+            out[key] = value
+    return out
+
+
+def _type_error(field: str, expected: str, value: Any) -> ApiError:
+    return ApiError(
+        422, f"{field} must be {expected}, got {type(value).__name__}", type="invalid_type", field=field
+    )
+
+
+def get_str(body: Mapping, field: str, default: Any = None, *, required: bool = False) -> Any:
+    """A string field (None/absent -> default)."""
+    value = body.get(field, _MISSING)
+    if value is _MISSING or value is None:
+        if required:
+            raise ApiError(400, f"{field} is required", type="missing_field", field=field)
+        return default
+    if not isinstance(value, str):
+        raise _type_error(field, "a string", value)
+    return value
+
+
+def get_bool(body: Mapping, field: str, default: bool) -> bool:
+    """A boolean field; form bodies send "true"/"false"/"1"/"0"."""
+    value = body.get(field)
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "1", "yes", "false", "0", "no"):
+        return value.strip().lower() in ("true", "1", "yes")
+    raise _type_error(field, "a boolean", value)
+
+
+def get_int(body: Mapping, field: str, default: int | None = None) -> int | None:
+    """An integer field; form bodies send digit strings."""
+    value = body.get(field)
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        raise _type_error(field, "an integer", value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            pass
+    raise _type_error(field, "an integer", value)
+
+
+def get_float(body: Mapping, field: str, default: float | None = None) -> float | None:
+    """A number field; form bodies send numeric strings."""
+    value = body.get(field)
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        raise _type_error(field, "a number", value)
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.strip())
+        except ValueError:
+            pass
+    raise _type_error(field, "a number", value)
+
+
+def get_texts(body: Mapping, field: str, *, required: bool = True) -> tuple[list[str] | None, bool]:
+    """A string-or-list-of-strings field: (items, was_list). Missing -> (None, False) or 400."""
+    value = body.get(field)
+    if value is None:
+        if required:
+            raise ApiError(400, f"{field} is required", type="missing_field", field=field)
+        return None, False
+    if isinstance(value, str):
+        return [value], False
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            if not isinstance(item, str):
+                raise _type_error(f"{field}[{i}]", "a string", item)
+        return list(value), True
+    raise _type_error(field, "a string or a list of strings", value)
+
+
+def get_glossary(body: Mapping, field: str = "glossary") -> tuple[tuple[str, str], ...]:
+    """A glossary: {src: tgt}, [[src, tgt], ...] or [{"source", "target"}, ...]."""
+    value = body.get(field)
+    if value is None:
+        return ()
+    pairs: list = []
+    if isinstance(value, Mapping):
+        pairs = list(value.items())
+    elif isinstance(value, list):
+        for i, entry in enumerate(value):
+            if isinstance(entry, Mapping) and "source" in entry and "target" in entry:
+                pairs.append((entry["source"], entry["target"]))
+            elif isinstance(entry, (list, tuple)) and len(entry) == 2:
+                pairs.append(tuple(entry))
+            else:
+                raise _type_error(f"{field}[{i}]", "a [source, target] pair", entry)
+    else:
+        raise _type_error(field, "an object {source: target} or a list of [source, target] pairs", value)
+    out = []
+    for src, tgt in pairs:
+        if not isinstance(src, str) or not isinstance(tgt, str):
+            raise ApiError(422, f"{field} terms must be strings, got {src!r}: {tgt!r}", type="invalid_type", field=field)
+        if not src.strip() or not tgt.strip():
+            raise ApiError(400, f"{field} terms must not be empty, got {src!r}: {tgt!r}", field=field)
+        out.append((src, tgt))
+    return tuple(out)
+
+
+def get_object(body: Mapping, field: str) -> Mapping | None:
+    """A nested JSON object field, or None."""
+    value = body.get(field)
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise _type_error(field, "an object", value)
+    return value

@@ -1,0 +1,189 @@
+"""ApiError and the error body each protocol's clients parse (api-conventions.md §3).
+
+Handlers raise `ApiError` with hymt's own status and type; `render_error` turns it into the
+protocol's shape and status code (LibreTranslate clients expect 400 where hymt says 413/422,
+DeepL clients 403 where hymt says 401, ...). FastAPI's default `{"detail": ...}` body never
+reaches a client: every exception handler here renders through the request's protocol.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from hymt.errors import EngineError, InvalidInputError, UnknownLanguageError
+from hymt.languages import supported_codes
+
+logger = logging.getLogger(__name__)
+
+PROTOCOLS = ("native", "openai", "libretranslate", "deepl", "deeplx", "immersive")
+
+# Path prefixes -> protocol, longest first; root /translate is sniffed by its handler.
+_PREFIXES = (
+    ("/api/", "native"),
+    ("/v1/chat/", "openai"),
+    ("/v1/completions", "openai"),
+    ("/v1/models", "openai"),
+    ("/v1/translate", "deeplx"),
+    ("/v2/", "deepl"),
+    ("/deepl/", "deepl"),
+    ("/deeplx", "deeplx"),
+    ("/imme", "immersive"),
+    ("/libretranslate/", "libretranslate"),
+    ("/translate", "libretranslate"),
+    ("/detect", "libretranslate"),
+    ("/languages", "libretranslate"),
+)
+
+_OPENAI_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "invalid_request_error",
+    422: "invalid_request_error",
+    429: "rate_limit_error",
+    500: "server_error",
+    503: "server_error",
+    504: "timeout_error",
+}
+
+
+class ApiError(Exception):
+    """An error answer. `status` and `type` are hymt's own; protocols may map them.
+
+    Attributes:
+        status: HTTP status in hymt's native API (400, 401, 403, 404, 413, 422, 429, 500, 503, 504).
+        message: what went wrong, naming the field and the limit or valid values.
+        type: a short machine-readable kind ("invalid_value", "invalid_type", "too_large",
+            "queue_full", "not_ready", "timeout", "engine_error", "unauthorized", ...).
+        field: the request field at fault, when one is.
+        valid: the valid values of that field, when they are a short list.
+        headers: extra response headers (Retry-After).
+    """
+
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        *,
+        type: str = "invalid_value",
+        field: str | None = None,
+        valid: Sequence[str] | None = None,
+        headers: dict[str, str] | None = None,
+    ):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.type = type
+        self.field = field
+        self.valid = list(valid) if valid is not None else None
+        self.headers = dict(headers or {})
+
+    @classmethod
+    def from_input_error(cls, exc: InvalidInputError, field: str | None = None) -> "ApiError":
+        """A 400 from a library-level InvalidInputError (unknown language, bad template, ...)."""
+        valid = list(supported_codes()) if isinstance(exc, UnknownLanguageError) else None
+        kind = "unknown_language" if isinstance(exc, UnknownLanguageError) else "invalid_value"
+        return cls(400, str(exc), type=kind, field=field or exc.field, valid=valid)
+
+
+def protocol_of(request: Request) -> str:
+    """The protocol whose error shape this request gets (a handler may set it explicitly)."""
+    explicit = request.scope.get("hymt.protocol")
+    if explicit:
+        return explicit
+    path = request.url.path
+    for prefix, protocol in _PREFIXES:
+        if path.startswith(prefix):
+            return protocol
+    return "native"
+
+
+def set_protocol(request: Request, protocol: str) -> None:
+    """Pin the protocol of a request (root /translate decides it from the body)."""
+    request.scope["hymt.protocol"] = protocol
+
+
+def render_error(protocol: str, err: ApiError) -> JSONResponse:
+    """The error response in `protocol`'s shape and status code."""
+    status, body = _shape(protocol, err)
+    return JSONResponse(body, status_code=status, headers=err.headers)
+
+
+def _shape(protocol: str, err: ApiError) -> tuple[int, object]:
+    status = err.status
+    if protocol == "openai":
+        status = 400 if status == 422 else status
+        code = "invalid_api_key" if err.status == 401 else err.type
+        return status, {
+            "error": {"message": err.message, "type": _OPENAI_TYPES.get(status, "server_error"),
+                      "param": err.field, "code": code}
+        }
+    if protocol == "libretranslate":
+        # LibreTranslate answers 400 for every input problem, 400 missing / 403 bad key.
+        if status in (413, 422):
+            status = 400
+        if status == 401:
+            status = 400 if err.type == "missing_key" else 403
+        return status, {"error": err.message}
+    if protocol == "deepl":
+        status = {401: 403, 422: 400}.get(status, status)
+        return status, {"message": err.message}
+    if protocol == "deeplx":
+        status = 400 if status == 422 else status
+        return status, {"code": status, "message": err.message}
+    if protocol == "immersive":
+        status = 400 if status == 422 else status
+        return status, {"error": err.message, "code": status}
+    body: dict[str, object] = {"message": err.message, "type": err.type, "field": err.field}
+    if err.valid is not None:
+        body["valid"] = err.valid
+    return status, {"error": body}
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Render every error, FastAPI's own included, in the request's protocol shape."""
+
+    @app.exception_handler(ApiError)
+    async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
+        return render_error(protocol_of(request), exc)
+
+    @app.exception_handler(InvalidInputError)
+    async def _input_error(request: Request, exc: InvalidInputError) -> JSONResponse:
+        return render_error(protocol_of(request), ApiError.from_input_error(exc))
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = (exc.errors() or [{}])[0]
+        where = ".".join(str(p) for p in first.get("loc", ()) if p not in ("body", "query"))
+        message = f"{where or 'request'}: {first.get('msg', 'invalid value')}"
+        return render_error(protocol_of(request), ApiError(422, message, type="invalid_type", field=where or None))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        kinds = {404: "not_found", 405: "method_not_allowed"}
+        message = {404: f"no route {request.url.path}", 405: f"{request.method} is not allowed on {request.url.path}"}
+        err = ApiError(
+            exc.status_code,
+            message.get(exc.status_code, str(exc.detail)),
+            type=kinds.get(exc.status_code, "http_error"),
+            headers=dict(exc.headers or {}),
+        )
+        return render_error(protocol_of(request), err)
+
+    @app.exception_handler(EngineError)
+    async def _engine(request: Request, exc: EngineError) -> JSONResponse:
+        logger.error("engine error on %s: %s", request.url.path, exc)
+        return render_error(protocol_of(request), ApiError(500, f"engine error: {exc}", type="engine_error"))
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        logger.exception("unexpected error on %s", request.url.path)
+        return render_error(
+            protocol_of(request), ApiError(500, f"internal error: {type(exc).__name__}: {exc}", type="internal_error")
+        )

@@ -1,0 +1,104 @@
+"""Prometheus metrics, one registry per app (several apps in one process stay apart).
+
+Request series are labelled by protocol and route template (never by IP, key or raw path:
+cardinality stays bounded, api-conventions.md §8). Engine series are read from the engine's
+stats at scrape time by a collector, so they cost nothing between scrapes.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+_LATENCY_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
+
+
+class ServerMetrics:
+    """The series hymt exports; handlers call `observe_*`, `/metrics` calls `render()`."""
+
+    def __init__(self, stats: Callable[[], Any], queue: Callable[[], tuple[int, int]], ready: Callable[[], bool]):
+        self.registry = CollectorRegistry(auto_describe=True)
+        self.requests = Counter("hymt_requests", "HTTP requests by protocol, route and status",
+                                ("protocol", "route", "status"), registry=self.registry)
+        self.latency = Histogram("hymt_request_duration_seconds", "HTTP request latency",
+                                 ("protocol", "route"), buckets=_LATENCY_BUCKETS, registry=self.registry)
+        self.items = Counter("hymt_translated_items", "Texts translated (items of all requests)",
+                             ("protocol",), registry=self.registry)
+        self.chars = Counter("hymt_translated_characters", "Source characters translated",
+                             ("protocol",), registry=self.registry)
+        self.segments = Counter("hymt_translated_segments", "Segments translated", registry=self.registry)
+        self.cache_hits = Counter("hymt_cache_hits", "Segments answered from the translation cache",
+                                  registry=self.registry)
+        self.retries = Counter("hymt_quality_retries", "Segments retried by the quality guard",
+                               registry=self.registry)
+        self.completion_tokens = Counter("hymt_request_completion_tokens",
+                                         "Tokens generated for answered requests", ("protocol",),
+                                         registry=self.registry)
+        self.rejected = Counter("hymt_rejected_requests", "Requests refused before reaching the engine",
+                                ("reason",), registry=self.registry)
+        self.cancelled = Counter("hymt_cancelled_requests", "Requests cancelled (client gone or timeout)",
+                                 ("reason",), registry=self.registry)
+        self.registry.register(_EngineCollector(stats, queue, ready))
+
+    def observe_request(self, protocol: str, route: str, status: int, seconds: float) -> None:
+        self.requests.labels(protocol, route, str(status)).inc()
+        self.latency.labels(protocol, route).observe(seconds)
+        if status == 429:
+            self.rejected.labels("queue_full").inc()
+        elif status == 499:
+            self.cancelled.labels("client_disconnected").inc()
+        elif status == 504:
+            self.cancelled.labels("timeout").inc()
+
+    def observe_results(self, protocol: str, results: Iterable[Any]) -> None:
+        """Count what a request translated (TranslationResults)."""
+        for result in results:
+            self.items.labels(protocol).inc()
+            segments = getattr(result, "segments", ()) or ()
+            self.chars.labels(protocol).inc(sum(len(getattr(s, "source", "")) for s in segments))
+            self.segments.inc(len(segments))
+            self.cache_hits.inc(sum(1 for s in segments if getattr(s, "cached", False)))
+            self.retries.inc(sum(1 for s in segments if getattr(s, "retried", False)))
+            self.completion_tokens.labels(protocol).inc(getattr(result, "completion_tokens", 0) or 0)
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)
+
+
+class _EngineCollector(Collector):
+    """Engine load and the admission queue, read at scrape time."""
+
+    def __init__(self, stats: Callable[[], Any], queue: Callable[[], tuple[int, int]], ready: Callable[[], bool]):
+        self._stats = stats
+        self._queue = queue
+        self._ready = ready
+
+    def collect(self) -> Iterable[Metric]:
+        stats = self._stats()
+        depth, limit = self._queue()
+        total = getattr(stats, "kv_blocks_total", 0)
+        used = getattr(stats, "kv_blocks_used", 0)
+        yield _gauge("hymt_model_ready", "1 when the model is loaded and warm", int(self._ready()))
+        yield _gauge("hymt_queue_depth", "Requests admitted and not yet answered", depth)
+        yield _gauge("hymt_queue_limit", "Admission limit (--max-queue)", limit)
+        yield _gauge("hymt_num_requests_running", "Sequences in the engine's running batch", stats.num_running)
+        yield _gauge("hymt_num_requests_waiting", "Sequences waiting in the engine", stats.num_waiting)
+        yield _gauge("hymt_kv_blocks_used", "Paged KV blocks in use", used)
+        yield _gauge("hymt_kv_blocks_free", "Paged KV blocks free", max(0, total - used))
+        yield _gauge("hymt_kv_cache_usage_ratio", "Fraction of KV blocks in use", used / total if total else 0.0)
+        yield _gauge("hymt_gpu_memory_used_bytes", "Device memory the engine holds", stats.gpu_memory_bytes)
+        generated = CounterMetricFamily("hymt_generation_tokens", "Tokens generated by the engine (rate = tokens/s)")
+        generated.add_metric([], stats.generated_tokens_total)
+        yield generated
+        prompt = CounterMetricFamily("hymt_prompt_tokens", "Prompt tokens computed by the engine")
+        prompt.add_metric([], stats.prompt_tokens_total)
+        yield prompt
+
+
+def _gauge(name: str, doc: str, value: float) -> GaugeMetricFamily:
+    metric = GaugeMetricFamily(name, doc)
+    metric.add_metric([], float(value))
+    return metric

@@ -1,0 +1,185 @@
+"""hymt's own JSON API under /api: translate (one text or a batch), stream (SSE), detect,
+languages, models, status. The web UI speaks only this API; `hymt bench --server` too.
+
+Errors: {"error": {"message", "type", "field", "valid"}} with 400 (bad value), 413 (over
+--max-chars / --max-batch), 422 (wrong JSON type), 429 (queue full), 503 (not ready),
+504 (timeout), 500 (engine fault).
+"""
+from __future__ import annotations
+
+import time
+from collections import Counter
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+
+from hymt.languages import LANGUAGES
+from hymt.server import codes
+from hymt.server.auth import require_key
+from hymt.server.body import get_bool, get_glossary, get_object, get_str, get_texts, read_body
+from hymt.server.context import execute, open_stream, state_of
+from hymt.server.errors import ApiError, render_error
+from hymt.server.job import TranslateJob, check_format, check_limits, language, parse_sampling
+from hymt.server.sse import event
+
+router = APIRouter(prefix="/api")
+_KEY = [Depends(require_key)]  # languages and status stay open: the web UI shows them before any key
+
+
+async def parse_job(request: Request) -> tuple[TranslateJob, bool, dict[str, Any]]:
+    """The native request body -> (job, text was a list, body)."""
+    body = await read_body(request)
+    st = state_of(request)
+    texts, was_list = get_texts(body, "text")
+    check_limits(texts, st.settings, field="text")
+    if not any(t.strip() for t in texts):
+        raise ApiError(400, "text must contain something to translate", field="text")
+    job = TranslateJob(
+        texts=tuple(texts),
+        target=language(body.get("tgt"), "tgt"),
+        source=language(body.get("src", "auto"), "src", allow_auto=True),
+        glossary=get_glossary(body),
+        context=get_str(body, "context") or None,
+        style=get_str(body, "style") or None,
+        template=get_str(body, "template") or None,
+        format=check_format(body.get("format")),
+        sampling=parse_sampling(get_object(body, "sampling")),
+        use_cache=get_bool(body, "use_cache", st.settings.cache),
+    )
+    return job, was_list, body
+
+
+def item_dict(result: Any, body: dict[str, Any]) -> dict[str, Any]:
+    """One item of "results"."""
+    src = body.get("src") if body.get("src") not in (None, "", "auto") else None
+    detection = getattr(result, "detection", None)
+    out = {
+        "translation": result.text,
+        "src": src or (result.source.code if result.source else None),
+        "tgt": body.get("tgt"),
+        "usage": {"prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens},
+        "elapsed_ms": round(result.elapsed_s * 1000, 1),
+        "cached": bool(result.cached),
+        "retried": bool(result.retried),
+        "issues": [str(i) for i in result.issues],
+        "segments": len(result.segments),
+    }
+    if detection is not None:
+        out["detected"] = {"language": detection.language.code if detection.language else None,
+                           "confidence": detection.confidence}
+    return out
+
+
+def response_dict(results: list[Any], was_list: bool, body: dict[str, Any], model: str,
+                  started: float) -> dict[str, Any]:
+    """The whole native answer; `src` is the one detected language, or "auto" when items differ."""
+    items = [item_dict(r, body) for r in results]
+    sources = Counter(i["src"] for i in items)
+    issues = list(dict.fromkeys(issue for i in items for issue in i["issues"]))
+    return {
+        "translation": [i["translation"] for i in items] if was_list else items[0]["translation"],
+        "src": next(iter(sources)) if len(sources) == 1 else "auto",
+        "tgt": body.get("tgt"),
+        "model": model,
+        "usage": {"prompt_tokens": _total(i["usage"]["prompt_tokens"] for i in items),
+                  "completion_tokens": _total(i["usage"]["completion_tokens"] for i in items)},
+        "elapsed_ms": round((time.perf_counter() - started) * 1000, 1),
+        "cached": all(i["cached"] for i in items),
+        "retried": any(i["retried"] for i in items),
+        "issues": issues,
+        "results": items,
+    }
+
+
+def _total(values) -> int | None:
+    """Sum of token counts; None when some count is unknown (a text-only stream)."""
+    values = list(values)
+    return None if any(v is None for v in values) else sum(values)
+
+
+@router.post("/translate", dependencies=_KEY)
+async def translate(request: Request) -> dict[str, Any]:
+    started = time.perf_counter()
+    job, was_list, body = await parse_job(request)
+    st = state_of(request)
+    results = await execute(request, lambda: st.service.translate(job))
+    st.metrics.observe_results("native", results)
+    return response_dict(results, was_list, body, st.settings.model_id, started)
+
+
+def _error_event(err: ApiError) -> str:
+    response = render_error("native", err)
+    return event(response.body.decode(), "error")
+
+
+@router.post("/translate/stream", dependencies=_KEY)
+async def translate_stream(request: Request):
+    started = time.perf_counter()
+    job, was_list, body = await parse_job(request)
+    if was_list or len(job.texts) != 1:
+        raise ApiError(400, "the stream endpoint takes one text (a string), not a list", field="text")
+    st = state_of(request)
+
+    async def events():
+        pieces: list[str] = []
+        result = None
+        async for piece in st.service.stream(job):
+            if piece.result is not None:
+                result = piece.result
+            elif piece.text:
+                pieces.append(piece.text)
+                yield event({"text": piece.text}, "delta")
+        if result is None:
+            raise ApiError(500, "the translator's stream ended without a result", type="engine_error")
+        st.metrics.observe_results("native", [result])
+        yield event(response_dict([result], False, body, st.settings.model_id, started), "done")
+
+    return open_stream(request, events, _error_event)
+
+
+@router.post("/detect", dependencies=_KEY)
+async def detect(request: Request) -> dict[str, Any]:
+    body = await read_body(request)
+    text = get_str(body, "text", required=True)
+    check_limits([text], state_of(request).settings, field="text")
+    found = await execute(request, lambda: state_of(request).service.detect(text))
+    lang = found.language
+    return {"language": lang.code if lang else None, "name": lang.english_name if lang else None,
+            "confidence": float(found.confidence)}
+
+
+@router.get("/languages")
+async def languages() -> list[dict[str, Any]]:
+    return codes.native_languages()
+
+
+@router.get("/models", dependencies=_KEY)
+async def models(request: Request) -> dict[str, Any]:
+    st = state_of(request)
+    return {"models": [{**st.service.info(), "id": st.settings.model_id, "ready": st.service.ready}]}
+
+
+@router.get("/status")
+async def status(request: Request) -> dict[str, Any]:
+    st = state_of(request)
+    stats = st.service.stats()
+    info = st.service.info()
+    total, used = stats.kv_blocks_total, stats.kv_blocks_used
+    return {
+        **info,
+        "ready": st.service.ready,
+        "error": st.service.error,
+        "queue_depth": st.admission.active,
+        "max_queue": st.settings.max_queue,
+        "running": stats.num_running,
+        "waiting": stats.num_waiting,
+        "kv_blocks_total": total,
+        "kv_blocks_used": used,
+        "kv_usage": round(used / total, 4) if total else 0.0,
+        "gpu_memory_bytes": stats.gpu_memory_bytes,
+        "generated_tokens_total": stats.generated_tokens_total,
+        "max_chars": st.settings.max_chars,
+        "max_batch": st.settings.max_batch,
+        "languages": len(LANGUAGES),
+        "uptime_s": round(time.time() - st.started_at, 1),
+    }

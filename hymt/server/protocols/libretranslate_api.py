@@ -1,0 +1,144 @@
+"""LibreTranslate (1.9.x shapes, api-conventions.md §2.2), at the root and under /libretranslate.
+
+    POST /translate  {q: str | [str], source: code | "auto", target, format: text | html,
+                      alternatives: int, api_key}  (JSON or form)
+      -> {translatedText: str | [str], detectedLanguage (source=auto: per item for a list),
+          alternatives (when asked)}
+    POST /detect {q} -> [{language, confidence 0-100}]
+    GET  /languages  -> [{code, name, targets}]
+
+Alternatives are real: `alternatives=n` (at most 3, text format only) runs n more
+translations of each item with the family's sampled decoding (seeds 1..n) next to the
+greedy one, in the same engine batch; distinct answers different from the main one are
+returned, so there may be fewer than n. Errors: {"error": "..."} with 400 / 403 / 429 / 500.
+"""
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+
+from hymt.engine.sampling import SamplingParams
+from hymt.server import codes
+from hymt.server.auth import require_key
+from hymt.server.body import get_int, get_str, get_texts, read_body
+from hymt.server.context import execute, state_of
+from hymt.server.errors import ApiError, set_protocol
+from hymt.server.job import TranslateJob, check_limits, language
+
+ALTERNATIVES_LIMIT = 3
+FORMATS = ("text", "html")
+# The official HY-MT sampling (models.md §8): the variety alternatives need.
+_ALTERNATIVE_SAMPLING = SamplingParams(temperature=0.7, top_p=0.6, top_k=20, repetition_penalty=1.05)
+
+
+def build_router(prefix: str) -> APIRouter:
+    """The LibreTranslate routes under `prefix`; root /translate lives in root_translate.py."""
+    router = APIRouter(prefix=prefix)
+    deps = [Depends(require_key)]
+    if prefix:
+        router.add_api_route("/translate", translate, methods=["POST"], dependencies=deps)
+    router.add_api_route("/detect", detect, methods=["POST"], dependencies=deps)
+    router.add_api_route("/languages", languages, methods=["GET", "POST"])
+    router.add_api_route("/frontend/settings", frontend_settings, methods=["GET"])
+    return router
+
+
+async def translate(request: Request) -> dict[str, Any]:
+    """POST /translate."""
+    set_protocol(request, "libretranslate")
+    body = await read_body(request)
+    st = state_of(request)
+    texts, was_list = get_texts(body, "q")
+    check_limits(texts, st.settings, field="q")
+    source_code = get_str(body, "source", "auto")
+    fmt = (get_str(body, "format", "text") or "text").lower()
+    if fmt not in FORMATS:
+        raise ApiError(400, f"unsupported format {fmt!r}; valid: text, html", field="format", valid=FORMATS)
+    wanted = get_int(body, "alternatives", 0) or 0
+    if wanted < 0:
+        raise ApiError(400, "alternatives must be >= 0", field="alternatives")
+    if wanted > ALTERNATIVES_LIMIT:
+        raise ApiError(400, f"alternatives must be <= {ALTERNATIVES_LIMIT}", field="alternatives")
+    job = TranslateJob(
+        texts=tuple(texts),
+        target=language(get_str(body, "target", required=True), "target"),
+        source=language(source_code, "source", allow_auto=True),
+        format=fmt,
+        use_cache=st.settings.cache,
+    )
+    n_alt = wanted if fmt == "text" else 0
+
+    async def work():
+        jobs = [job] + [_alternative(job, seed) for seed in range(1, n_alt + 1)]
+        return await asyncio.gather(*(st.service.translate(j) for j in jobs))
+
+    main, *alternatives = await execute(request, work)
+    st.metrics.observe_results("libretranslate", main)
+    return _response(main, alternatives, was_list, job.source is None, wanted > 0)
+
+
+def _alternative(job: TranslateJob, seed: int) -> TranslateJob:
+    from dataclasses import replace
+
+    return replace(job, sampling=_ALTERNATIVE_SAMPLING.replace(seed=seed), use_cache=False)
+
+
+def _response(main: list, alternatives: list[list], was_list: bool, detected: bool, asked: bool) -> dict[str, Any]:
+    items = []
+    for i, result in enumerate(main):
+        alts = list(dict.fromkeys(a[i].text for a in alternatives if a[i].text != result.text))
+        items.append((result, alts))
+    out: dict[str, Any] = {"translatedText": [r.text for r, _ in items] if was_list else items[0][0].text}
+    if detected:
+        found = [_detected(r) for r, _ in items]
+        out["detectedLanguage"] = found if was_list else found[0]
+    if asked:
+        alts = [a for _, a in items]
+        out["alternatives"] = alts if was_list else alts[0]
+    return out
+
+
+def _detected(result: Any) -> dict[str, Any]:
+    detection = getattr(result, "detection", None)
+    lang = detection.language if detection is not None else result.source
+    if lang is None:  # nothing translatable: LibreTranslate answers en / 0
+        return {"language": "en", "confidence": 0}
+    confidence = detection.confidence if detection is not None else 1.0
+    return {"language": codes.code_for(lang, "libretranslate"), "confidence": round(float(confidence) * 100, 1)}
+
+
+async def detect(request: Request) -> list[dict[str, Any]]:
+    """POST /detect {q} -> [{language, confidence}] (most likely first)."""
+    set_protocol(request, "libretranslate")
+    body = await read_body(request)
+    st = state_of(request)
+    text = get_str(body, "q", required=True)
+    check_limits([text], st.settings, field="q")
+    found = await execute(request, lambda: st.service.detect(text))
+    if found.language is None:
+        return [{"language": "en", "confidence": 0}]
+    return [{"language": codes.code_for(found.language, "libretranslate"),
+             "confidence": round(float(found.confidence) * 100, 1)}]
+
+
+async def languages() -> list[dict[str, Any]]:
+    """GET /languages."""
+    return codes.libretranslate_languages()
+
+
+async def frontend_settings(request: Request) -> dict[str, Any]:
+    """GET /frontend/settings: what LibreTranslate front ends read before translating."""
+    st = state_of(request)
+    return {
+        "apiKeys": bool(st.settings.api_keys),
+        "keyRequired": bool(st.settings.api_keys),
+        "charLimit": st.settings.max_chars,
+        "frontendTimeout": int(st.settings.request_timeout * 1000),
+        "suggestions": False,
+        "filesTranslation": False,
+        "supportedFilesFormat": [],
+        "language": {"source": {"code": "auto", "name": "Auto Detect"},
+                     "target": {"code": "zh-Hans", "name": "Chinese"}},
+    }

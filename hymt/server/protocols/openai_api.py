@@ -1,0 +1,263 @@
+"""OpenAI Chat Completions (api-conventions.md §2.1): /v1/chat/completions and /v1/models.
+
+Every chat goes through the prompt guard (prompt_guard.py); the response header
+`X-Hymt-Prompt-Guard` says `rewritten` (a generic translation prompt was translated
+paragraph by paragraph with the official template) or `passthrough` (sent as given), and
+`X-Hymt-Prompt-Kind` which kind of chat it was (official, generic, chat).
+
+Any `model` id is accepted (clients hard-code names); responses name the served model.
+Only n=1. Sampling: temperature, top_p, top_k, repetition_penalty, max_tokens /
+max_completion_tokens, seed, ignore_eos, stop_token_ids, stop (strings, cut from the text);
+presence/frequency penalties, min_p, logprobs are accepted and ignored.
+Errors: {"error": {"message", "type", "param", "code"}}.
+"""
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse
+
+from hymt.engine.sampling import SamplingParams
+from hymt.server.auth import require_key
+from hymt.server.body import get_bool, get_float, get_int, get_object, read_body
+from hymt.server.context import execute, open_stream, state_of
+from hymt.server.errors import ApiError, render_error
+from hymt.server.job import TranslateJob, check_limits, sampling_from
+from hymt.server.protocols import prompt_guard
+from hymt.server.protocols.chat_render import render_messages
+from hymt.server.service import ChatOutput
+from hymt.server.sse import event
+
+router = APIRouter(prefix="/v1", dependencies=[Depends(require_key)])
+ROLES = ("system", "developer", "user", "assistant", "tool")
+
+
+@router.get("/models")
+async def models(request: Request) -> dict[str, Any]:
+    st = state_of(request)
+    created = int(st.service.ready_at or st.started_at)
+    return {"object": "list", "data": [{"id": st.settings.model_id, "object": "model", "created": created,
+                                         "owned_by": "hymt"}]}
+
+
+@router.post("/chat/completions")
+async def chat_completions(request: Request):
+    body = await read_body(request)
+    st = state_of(request)
+    messages = parse_messages(body.get("messages"))
+    check_limits([m["content"] for m in messages], st.settings, field="messages", max_items=10**6)
+    n = get_int(body, "n", 1)
+    if n != 1:
+        raise ApiError(400, "only n=1 is supported", field="n", valid=["1"])
+    stream = get_bool(body, "stream", False)
+    include_usage = get_bool(get_object(body, "stream_options") or {}, "include_usage", False)
+    stops = _stops(body.get("stop"))
+    guard = prompt_guard.plan(messages) if st.settings.prompt_guard else prompt_guard.GuardPlan("chat")
+    headers = {"X-Hymt-Prompt-Guard": "rewritten" if guard.kind == "generic" else "passthrough",
+               "X-Hymt-Prompt-Kind": guard.kind}
+    meta = {"id": f"chatcmpl-{secrets.token_hex(12)}", "created": int(time.time()), "model": st.settings.model_id}
+    if guard.kind == "generic":
+        run = _Rewritten(st, guard, _sampling(body, None, explicit_only=True))
+    else:
+        translator = st.service.require_ready()
+        prompt = render_messages(translator.family, translator.checkpoint, messages)
+        run = _Raw(st, prompt, _sampling(body, translator.family.default_sampling))
+    if stream:
+        chunks = lambda: _stream_chunks(run, meta, stops, include_usage)  # noqa: E731
+        return open_stream(request, chunks, _error_chunk, headers=headers)
+    output = await execute(request, run.complete)
+    text, reason = _apply_stops(output.text, stops, output.finish_reason)
+    return JSONResponse(_completion(meta, text, reason, output), headers=headers)
+
+
+def parse_messages(value: Any) -> list[dict[str, str]]:
+    """Messages with plain-text content; a list of parts keeps its text parts."""
+    if not isinstance(value, list) or not value:
+        raise ApiError(400 if value is None else 422, "messages must be a non-empty list of {role, content}",
+                       type="invalid_type", field="messages")
+    out = []
+    for i, message in enumerate(value):
+        if not isinstance(message, dict):
+            raise ApiError(422, f"messages[{i}] must be an object", type="invalid_type", field=f"messages[{i}]")
+        role = message.get("role")
+        if role not in ROLES:
+            raise ApiError(400, f"messages[{i}].role must be one of {', '.join(ROLES)}, got {role!r}",
+                           field=f"messages[{i}].role", valid=ROLES)
+        out.append({"role": role, "content": _content(message.get("content"), i)})
+    return out
+
+
+def _content(content: Any, i: int) -> str:
+    if content is None or isinstance(content, str):
+        return content or ""
+    if isinstance(content, list):
+        texts = []
+        for j, part in enumerate(content):
+            if not isinstance(part, dict) or part.get("type") != "text" or not isinstance(part.get("text"), str):
+                raise ApiError(400, f"messages[{i}].content[{j}]: only {{\"type\": \"text\", \"text\": ...}} parts "
+                               "are supported", field=f"messages[{i}].content[{j}]", valid=["text"])
+            texts.append(part["text"])
+        return "".join(texts)
+    raise ApiError(422, f"messages[{i}].content must be a string or a list of text parts", type="invalid_type",
+                   field=f"messages[{i}].content")
+
+
+_SAMPLING_KEYS = ("temperature", "top_p", "top_k", "repetition_penalty", "max_tokens", "max_completion_tokens",
+                  "seed", "ignore_eos", "stop_token_ids")
+
+
+def _sampling(body: dict, base: SamplingParams | None, explicit_only: bool = False) -> SamplingParams | None:
+    """OpenAI/vLLM sampling fields over `base`; with explicit_only, None when none is given."""
+    if explicit_only and not any(body.get(k) is not None for k in _SAMPLING_KEYS):
+        return None
+    values: dict[str, Any] = {}
+    for name in ("temperature", "top_p", "repetition_penalty"):
+        if (value := get_float(body, name)) is not None:
+            values[name] = value
+    for name in ("top_k", "seed"):
+        if (value := get_int(body, name)) is not None:
+            values[name] = value
+    max_tokens = get_int(body, "max_completion_tokens") or get_int(body, "max_tokens")
+    if max_tokens is not None:
+        values["max_tokens"] = max_tokens
+    if body.get("ignore_eos") is not None:
+        values["ignore_eos"] = get_bool(body, "ignore_eos", False)
+    ids = body.get("stop_token_ids")
+    if ids is not None:
+        if not isinstance(ids, list) or not all(isinstance(t, int) and not isinstance(t, bool) for t in ids):
+            raise ApiError(422, "stop_token_ids must be a list of integers", type="invalid_type", field="stop_token_ids")
+        values["stop_token_ids"] = tuple(ids)
+    if base is None and "temperature" in values and values["temperature"] > 0:
+        base = SamplingParams(top_p=0.6, top_k=20, repetition_penalty=1.05)
+    try:
+        return sampling_from(values, base or SamplingParams(repetition_penalty=1.05), "sampling")
+    except ApiError as err:
+        err.field = err.field.split(".", 1)[-1] if err.field else None
+        raise
+
+
+def _stops(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,) if value else ()
+    if isinstance(value, list) and all(isinstance(s, str) for s in value):
+        return tuple(s for s in value if s)
+    raise ApiError(422, "stop must be a string or a list of strings", type="invalid_type", field="stop")
+
+
+def _apply_stops(text: str, stops: tuple[str, ...], reason: str) -> tuple[str, str]:
+    cut = min((i for i in (text.find(s) for s in stops) if i >= 0), default=-1)
+    return (text[:cut], "stop") if cut >= 0 else (text, reason)
+
+
+class _Raw:
+    """A chat sent to the engine as rendered."""
+
+    def __init__(self, st, prompt: str, params: SamplingParams):
+        self.st, self.prompt, self.params = st, prompt, params
+
+    async def complete(self) -> ChatOutput:
+        return await self.st.service.chat(self.prompt, self.params)
+
+    def pieces(self) -> AsyncIterator[str | ChatOutput]:
+        return self.st.service.chat_stream(self.prompt, self.params)
+
+
+class _Rewritten:
+    """A generic translation prompt: one official-template request per paragraph."""
+
+    def __init__(self, st, guard: prompt_guard.GuardPlan, sampling: SamplingParams | None):
+        self.st, self.guard, self.sampling = st, guard, sampling
+
+    def _tasks(self) -> list[asyncio.Future | None]:
+        """One task per non-blank paragraph, all submitted at once (the engine batches them)."""
+        return [asyncio.ensure_future(self.st.service.translate(self._job(p))) if p.strip() else None
+                for p in self.guard.paragraphs]
+
+    def _job(self, paragraph: str) -> TranslateJob:
+        return TranslateJob(texts=(paragraph,), target=self.guard.target, source=self.guard.source,
+                            sampling=self.sampling, use_cache=self.st.settings.cache)
+
+    async def complete(self) -> ChatOutput:
+        tasks = self._tasks()
+        try:
+            done = [await t if t is not None else None for t in tasks]
+        finally:
+            for t in tasks:
+                if t is not None and not t.done():
+                    t.cancel()
+        return self._output([r[0] if r else None for r in done])
+
+    async def pieces(self) -> AsyncIterator[str | ChatOutput]:
+        tasks = self._tasks()
+        results = []
+        try:
+            for task, paragraph, separator in zip(tasks, self.guard.paragraphs, self.guard.separators):
+                result = (await task)[0] if task is not None else None
+                results.append(result)
+                yield (result.text if result is not None else paragraph) + separator
+        finally:
+            for t in tasks:
+                if t is not None and not t.done():
+                    t.cancel()
+        yield self._output(results)
+
+    def _output(self, results: list) -> ChatOutput:
+        texts = [r.text if r is not None else p for r, p in zip(results, self.guard.paragraphs)]
+        real = [r for r in results if r is not None]
+        self.st.metrics.observe_results("openai", real)
+        reason = "length" if any("length" in r.issues for r in real) else "stop"
+        return ChatOutput(self.guard.join(texts), sum(r.prompt_tokens for r in real),
+                          sum(r.completion_tokens for r in real), reason)
+
+
+def _usage(output: ChatOutput) -> dict[str, int]:
+    return {"prompt_tokens": output.prompt_tokens, "completion_tokens": output.completion_tokens,
+            "total_tokens": output.prompt_tokens + output.completion_tokens}
+
+
+def _completion(meta: dict, text: str, reason: str, output: ChatOutput) -> dict[str, Any]:
+    return {**meta, "object": "chat.completion",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "logprobs": None,
+                         "finish_reason": reason}],
+            "usage": _usage(output)}
+
+
+def _chunk(meta: dict, delta: dict, reason: str | None = None) -> str:
+    return event({**meta, "object": "chat.completion.chunk",
+                  "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": reason}]})
+
+
+async def _stream_chunks(run, meta: dict, stops: tuple[str, ...], include_usage: bool) -> AsyncIterator[str]:
+    yield _chunk(meta, {"role": "assistant", "content": ""})
+    sent, output, reason = "", None, None
+    pieces = run.pieces()
+    try:
+        async for piece in pieces:
+            if isinstance(piece, ChatOutput):
+                output = piece
+                break
+            text, cut = _apply_stops(sent + piece, stops, "")
+            if text[len(sent):]:
+                yield _chunk(meta, {"content": text[len(sent):]})
+                sent = text
+            if cut == "stop":  # a stop string: the rest is not wanted, its engine request ends
+                reason = "stop"
+                break
+    finally:
+        await pieces.aclose()
+    yield _chunk(meta, {}, reason or (output.finish_reason if output else "stop"))
+    if include_usage:
+        usage = _usage(output) if output else {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+        yield event({**meta, "object": "chat.completion.chunk", "choices": [], "usage": usage})
+    yield "data: [DONE]\n\n"
+
+
+def _error_chunk(err: ApiError) -> str:
+    return "data: " + render_error("openai", err).body.decode() + "\n\n" + "data: [DONE]\n\n"

@@ -1,0 +1,322 @@
+"""ModelService: the server's one Translator, loaded in the background, and its calls.
+
+The socket opens first; the model loads (and warms up with one tiny translation) in a
+thread, so `/health` answers at once and `/ready` turns 200 when the model can serve. Every
+protocol goes through the methods here; they raise 503 (with Retry-After) before ready and
+turn library errors into ApiErrors. The Translator is the only engine user: memory does not
+grow with the number of clients.
+"""
+from __future__ import annotations
+
+import inspect
+import logging
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from hymt.engine.sampling import SamplingParams
+from hymt.errors import EngineError, InvalidInputError
+from hymt.server.errors import ApiError
+from hymt.server.job import TranslateJob
+from hymt.server.settings import ServerSettings
+
+logger = logging.getLogger(__name__)
+
+TranslatorFactory = Callable[[ServerSettings], Any]
+
+
+@dataclass(frozen=True)
+class ChatOutput:
+    """A raw chat generation (OpenAI passthrough): text, token counts, finish reason."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    finish_reason: str
+
+
+@dataclass(frozen=True)
+class StreamPiece:
+    """One streamed delta, or (with `result` set) the end of the stream."""
+
+    text: str = ""
+    result: Any = None
+
+
+@dataclass(frozen=True)
+class StreamedResult:
+    """The end of a stream whose Translator reported text only (TranslationResult's fields)."""
+
+    text: str
+    source: Any
+    target: Any
+    segments: tuple = ()
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    elapsed_s: float = 0.0
+    cached: bool = False
+    retried: bool = False
+    issues: tuple = ()
+    detection: Any = None
+
+
+def default_factory(settings: ServerSettings) -> Any:
+    """Build the real Translator from the settings (imported here: heavy)."""
+    from hymt.engine.config import EngineConfig
+    from hymt.translate import Translator
+
+    config_kw: dict[str, Any] = {}
+    if settings.gpu_memory_gb is not None:
+        config_kw["gpu_memory_gb"] = settings.gpu_memory_gb
+    if settings.quantization:
+        config_kw["quantization"] = settings.quantization
+    kwargs: dict[str, Any] = dict(
+        engine=settings.engine, device=settings.device, quantization=settings.quantization,
+        family=settings.family, cache=settings.cache, engine_config=EngineConfig(**config_kw),
+    )
+    accepted = inspect.signature(Translator).parameters
+    if settings.engine == "openai":
+        for name in ("openai_base_url", "base_url"):
+            if name in accepted:
+                kwargs[name] = settings.openai_base_url
+                break
+    kwargs = {k: v for k, v in kwargs.items() if k in accepted or _has_var_kw(accepted)}
+    return Translator(settings.model, **kwargs)
+
+
+def _has_var_kw(params) -> bool:
+    return any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
+class ModelService:
+    """Owns the Translator; `start()` loads it in a thread."""
+
+    def __init__(self, settings: ServerSettings, factory: TranslatorFactory | None = None):
+        self.settings = settings
+        self._factory = factory or default_factory
+        self.translator: Any = None
+        self.ready = False
+        self.error: str | None = None
+        self.loading_since = time.time()
+        self.ready_at: float | None = None
+        self._thread: threading.Thread | None = None
+        self._options: frozenset[str] = frozenset()
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._load, name="hymt-model-load", daemon=True)
+        self._thread.start()
+
+    def _load(self) -> None:
+        started = time.perf_counter()
+        try:
+            translator = self._factory(self.settings)
+            self.translator = translator
+            self._options = _accepted_options(translator)
+            if self.settings.warmup:
+                self._warm_up(translator)
+        except Exception as exc:  # reported on /ready and to every request
+            logger.exception("model load failed")
+            self.error = f"{type(exc).__name__}: {exc}"
+            return
+        self.ready_at = time.time()
+        self.ready = True
+        logger.info("model ready in %.1f s", time.perf_counter() - started)
+
+    def _warm_up(self, translator: Any) -> None:
+        kwargs: dict[str, Any] = {"sampling": SamplingParams(max_tokens=4)}
+        if "use_cache" in self._options:
+            kwargs["use_cache"] = False
+        translator.translate("Hello.", to="zh", **kwargs)
+
+    def wait_ready(self, timeout: float) -> bool:
+        """Block until loaded (tests, the CLI); True when ready."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+        return self.ready
+
+    def close(self) -> None:
+        translator, self.translator, self.ready = self.translator, None, False
+        if translator is not None and hasattr(translator, "close"):
+            translator.close()
+
+    def require_ready(self) -> Any:
+        """The Translator, or 503 with Retry-After while loading / after a failed load."""
+        if self.ready and self.translator is not None:
+            return self.translator
+        if self.error:
+            raise ApiError(503, f"the model failed to load: {self.error}", type="not_ready",
+                           headers={"Retry-After": "30"})
+        waited = time.time() - self.loading_since
+        raise ApiError(503, f"the model is loading ({waited:.0f} s so far); retry shortly", type="not_ready",
+                       headers={"Retry-After": str(self.settings.retry_after_s)})
+
+    # -- calls -------------------------------------------------------------------------------
+    def _kwargs(self, job: TranslateJob) -> dict[str, Any]:
+        kw: dict[str, Any] = {"to": job.target, "source": job.source or "auto"}
+        optional = {
+            "glossary": job.glossary or None, "context": job.context, "style": job.style,
+            "template": job.template, "sampling": job.sampling,
+            "format": None if job.format == "text" else job.format,
+            "use_cache": None if job.use_cache else False,
+        }
+        for name, value in optional.items():
+            if value is None:
+                continue
+            if name not in self._options:
+                if name == "use_cache":
+                    continue  # a Translator without a cache switch: nothing to bypass
+                raise ApiError(400, f"{name} is not supported by this server's translator", field=name)
+            kw[name] = value
+        return kw
+
+    async def translate(self, job: TranslateJob) -> list[Any]:
+        """TranslationResults for every item of `job`, in order."""
+        translator = self.require_ready()
+        kwargs = self._kwargs(job)
+        with _library_errors():
+            if len(job.texts) == 1:
+                return [await translator.atranslate(job.texts[0], **kwargs)]
+            return list(await translator.atranslate_batch(list(job.texts), **kwargs))
+
+    async def stream(self, job: TranslateJob) -> AsyncIterator[StreamPiece]:
+        """Deltas of one text's translation, then a piece carrying its result.
+
+        The Translator's astream yields text only; the closing result is then a
+        StreamedResult (token counts unknown: None) with the detected source language.
+        """
+        translator = self.require_ready()
+        kwargs = self._kwargs(job)
+        started = time.perf_counter()
+        pieces: list[str] = []
+        with _library_errors():
+            async for item in translator.astream(job.texts[0], **kwargs):
+                if isinstance(item, str):
+                    pieces.append(item)
+                    yield StreamPiece(text=item)
+                elif hasattr(item, "segments") and hasattr(item, "target"):
+                    yield StreamPiece(result=item)
+                    return
+            detection = await translator.adetect(job.texts[0]) if job.source is None else None
+        source = detection.language if detection is not None else job.source
+        yield StreamPiece(result=StreamedResult("".join(pieces), source, job.target,
+                                                elapsed_s=time.perf_counter() - started, detection=detection))
+
+    def _chat_request(self, prompt: str, params: SamplingParams) -> tuple[Any, Any, list[int], SamplingParams]:
+        translator = self.require_ready()
+        checkpoint = translator.checkpoint
+        engine = _async_engine(translator)
+        ids = checkpoint.encode(prompt)
+        if not params.ignore_eos:
+            params = params.with_stop_ids(translator.family.stop_token_ids(checkpoint))
+        return checkpoint, engine, ids, params
+
+    async def chat(self, prompt: str, params: SamplingParams) -> ChatOutput:
+        """Generate from a rendered chat prompt (special tokens included) as it is."""
+        checkpoint, engine, ids, params = self._chat_request(prompt, params)
+        handle = engine.submit(ids, params)
+        try:
+            with _library_errors():
+                out = await handle.wait()
+        except BaseException:
+            handle.cancel()
+            raise
+        return ChatOutput(checkpoint.decode(out.token_ids, skip_special_tokens=True), len(ids),
+                          len(out.token_ids), _finish(out.finish_reason))
+
+    async def chat_stream(self, prompt: str, params: SamplingParams) -> AsyncIterator[str | ChatOutput]:
+        """Text deltas of a raw chat generation, then its ChatOutput. Closing the iterator
+        (client gone, timeout) cancels the engine request."""
+        checkpoint, engine, ids, params = self._chat_request(prompt, params)
+        handle = engine.submit(ids, params)
+        emitted, tokens, reason = "", [], "stop"
+        try:
+            with _library_errors():
+                async for delta in handle.stream():
+                    tokens.extend(delta.new_token_ids)
+                    text = checkpoint.decode(tokens, skip_special_tokens=True)
+                    if delta.finished:
+                        reason = _finish(delta.finish_reason)
+                    if text.endswith("\ufffd") and not delta.finished:
+                        continue  # a character whose bytes are not all there yet
+                    if len(text) > len(emitted) and text.startswith(emitted):
+                        yield text[len(emitted):]
+                        emitted = text
+        finally:
+            if not handle.done:
+                handle.cancel()
+        yield ChatOutput(emitted, len(ids), len(tokens), reason)
+
+    async def detect(self, text: str) -> Any:
+        translator = self.require_ready()
+        with _library_errors():
+            return await translator.adetect(text)
+
+    def stats(self) -> Any:
+        """The engine's EngineStats (zeros before ready)."""
+        from hymt.engine.interface import EngineStats
+
+        translator = self.translator
+        if translator is None or not hasattr(translator, "stats"):
+            return EngineStats()
+        try:
+            stats = translator.stats()
+        except Exception:  # stats must never break /metrics
+            logger.debug("stats() failed", exc_info=True)
+            return EngineStats()
+        return getattr(stats, "engine", stats)
+
+    def info(self) -> dict[str, Any]:
+        """Model and engine facts for /ready, /api/status, /api/models."""
+        base = {"model": self.settings.model_id, "engine": self.settings.engine, "family": self.settings.family,
+                "device": self.settings.device}
+        translator = self.translator
+        raw = getattr(translator, "info", None) if translator is not None else None
+        raw = raw() if callable(raw) else raw
+        if raw is not None and not isinstance(raw, dict):
+            raw = raw.to_dict() if hasattr(raw, "to_dict") else dict(getattr(raw, "__dict__", {}))
+        for key, value in (raw or {}).items():
+            if value is not None and key != "model":
+                base[key] = str(value) if not isinstance(value, (int, float, bool, str, list, dict)) else value
+        return base
+
+
+def _async_engine(translator: Any) -> Any:
+    """The Translator's AsyncEngine (raw chat generation needs token-level access)."""
+    for name in ("async_engine", "engine", "_engine"):
+        engine = getattr(translator, name, None)
+        if engine is not None and hasattr(engine, "submit"):
+            return engine
+    raise ApiError(500, "this translator exposes no engine for raw chat generation", type="engine_error")
+
+
+def _finish(reason: str | None) -> str:
+    return "length" if reason == "length" else "stop"
+
+
+def _accepted_options(translator: Any) -> frozenset[str]:
+    method = getattr(translator, "atranslate", None)
+    if method is None:
+        return frozenset()
+    params = inspect.signature(method).parameters
+    if _has_var_kw(params):
+        return frozenset({"glossary", "context", "style", "template", "sampling", "format", "use_cache"})
+    return frozenset(params)
+
+
+class _library_errors:
+    """Turn the library's errors into ApiErrors (400 bad input, 500 engine fault)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        if exc is None or isinstance(exc, ApiError):
+            return False
+        if isinstance(exc, InvalidInputError):
+            raise ApiError.from_input_error(exc) from exc
+        if isinstance(exc, EngineError):
+            raise ApiError(500, f"engine error: {exc}", type="engine_error") from exc
+        return False

@@ -1,0 +1,58 @@
+"""Offline throughput on a real (tiny) engine: token counts and rates from what came back."""
+from __future__ import annotations
+
+from hymt.bench.offline import run_offline
+from hymt.bench.workload import Workload
+from hymt.engine.interface import Engine
+from hymt.engine.llm_engine import NativeEngine
+from hymt.engine.outputs import RequestOutput
+from hymt.engine.sampling import SamplingParams
+
+from .conftest import TINY_CONFIG
+
+
+def test_counts_every_prompt_and_answer_token():
+    w = Workload(num_requests=12, prompt_len_min=3, prompt_len_max=9, output_len=4)
+    prompts = w.prompts(TINY_CONFIG["vocab_size"])
+    engine = NativeEngine(dict(TINY_CONFIG), device="cpu", dtype="float32", random_weights=True)
+    try:
+        result, outputs = run_offline(engine, prompts, w.sampling, "native", note="x")
+    finally:
+        engine.close()
+    assert [o.prompt_token_ids for o in outputs] == prompts
+    assert result.num_requests == 12 and result.output_tokens == 48
+    assert result.prompt_tokens == sum(len(p) for p in prompts)
+    assert result.requests_per_s == result.num_requests / result.wall_s
+    assert result.total_tokens_per_s == (result.prompt_tokens + result.output_tokens) / result.wall_s
+    assert result.note == "x"
+
+
+class ShortEngine(Engine):
+    """Answers every request with one token: a forced length the engine did not honour."""
+
+    def __init__(self):
+        self._queue = []
+
+    def add_request(self, prompt_token_ids, params, request_id=None):
+        rid = request_id or f"r{len(self._queue)}"
+        self._queue.append((rid, list(prompt_token_ids)))
+        return rid
+
+    def step(self):
+        done, self._queue = self._queue, []
+        return [RequestOutput(rid, p, token_ids=[7], finished=True, finish_reason="stop") for rid, p in done]
+
+    def abort(self, request_id):
+        pass
+
+    def has_unfinished(self):
+        return bool(self._queue)
+
+
+def test_short_forced_answers_are_reported_not_hidden():
+    forced = SamplingParams(max_tokens=4, ignore_eos=True)
+    result, _ = run_offline(ShortEngine(), [[1, 2, 3]] * 3, forced, "short", note="base")
+    assert result.output_tokens == 3  # rates count the tokens that came back
+    assert result.note == "base; 3 of 3 answers are not 4 tokens long"
+    unforced, _ = run_offline(ShortEngine(), [[1, 2, 3]] * 3, SamplingParams(max_tokens=4), "short")
+    assert unforced.note == ""

@@ -1,0 +1,56 @@
+"""`hymt bench --server` against a stand-in native API on loopback."""
+from __future__ import annotations
+
+import pytest
+
+from hymt.bench.server_load import ServerLoadOptions, run_server_load
+from hymt.errors import InvalidInputError
+
+from .stand_in_server import StandInServer
+
+
+def test_counts_completions_errors_and_tokens():
+    with StandInServer(reject_every=5) as server:
+        options = ServerLoadOptions(url=server.url, concurrency=4, num_requests=20, output_len=8, src="de", tgt="ja")
+        result = run_server_load(options)
+    assert len(server.bodies) == 20
+    assert result.completed == 16 and result.errors == 4 and result.error_kinds == {"429": 4}
+    assert result.completion_tokens == 16 * 8
+    assert result.requests_per_s == result.completed / result.wall_s
+    assert result.latency_ms_p50 <= result.latency_ms_p90 <= result.latency_ms_p99
+    assert not result.timed_out
+    body = server.bodies[0]
+    assert body["src"] == "de" and body["tgt"] == "ja" and body["use_cache"] is False
+    assert body["sampling"] == {"max_tokens": 8, "ignore_eos": True, "temperature": 0}
+    assert len({b["text"] for b in server.bodies}) == 20  # unique texts: no cache hits
+
+
+def test_api_key_is_sent_and_wrong_keys_are_counted():
+    with StandInServer(api_key="k1") as server:
+        good = run_server_load(ServerLoadOptions(url=server.url, concurrency=2, num_requests=4, api_key="k1"))
+        bad = run_server_load(ServerLoadOptions(url=server.url, concurrency=2, num_requests=3, api_key="nope"))
+    assert good.completed == 4 and good.errors == 0
+    assert bad.completed == 0 and bad.error_kinds == {"401": 3} and bad.latency_ms_p50 is None
+
+
+def test_unreachable_server_is_counted_as_connection_errors():
+    with StandInServer() as server:
+        url = server.url
+    result = run_server_load(ServerLoadOptions(url=url, concurrency=2, num_requests=3, timeout_s=2))
+    assert result.completed == 0 and result.errors == 3 and set(result.error_kinds) == {"ConnectError"}
+
+
+def test_time_limit_stops_new_requests():
+    with StandInServer() as server:
+        result = run_server_load(ServerLoadOptions(url=server.url, concurrency=1, num_requests=10**6,
+                                                   time_limit_s=0.3))
+    assert result.timed_out and 0 < result.completed < 10**6
+
+
+def test_bad_options_name_the_field():
+    with pytest.raises(InvalidInputError) as err:
+        ServerLoadOptions(url="localhost:8000")
+    assert err.value.field == "server"
+    with pytest.raises(InvalidInputError) as err:
+        ServerLoadOptions(url="http://x", concurrency=0)
+    assert err.value.field == "concurrency"

@@ -1,0 +1,107 @@
+"""`hymt bench` end to end on CPU: tiny random-weight model, tiny counts, and --server mode."""
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from hymt.cli import main
+
+TESTS = Path(__file__).resolve().parents[1]
+TINY_CONFIG = dict(
+    architectures=["HunYuanDenseV1ForCausalLM"], model_type="hunyuan_v1_dense", vocab_size=301,
+    hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
+    num_key_value_heads=2, head_dim=16, rope_theta=10000.0, rms_norm_eps=1e-5, hidden_act="silu",
+    use_qk_norm=True, tie_word_embeddings=True, bos_token_id=1, eos_token_id=2, pad_token_id=0,
+)
+SMALL = ["--num-requests", "8", "--output-len", "4", "--batch1-requests", "2", "--warmup-requests", "2",
+         "--prompt-len-min", "5", "--prompt-len-max", "12"]
+
+
+def _stand_in_server_class():
+    spec = importlib.util.spec_from_file_location("stand_in_server", TESTS / "bench" / "stand_in_server.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.StandInServer
+
+
+def assert_filled(value, path="result"):
+    """No None and no NaN anywhere under `value`."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            assert_filled(v, f"{path}.{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            assert_filled(v, f"{path}[{i}]")
+    else:
+        assert value is not None, f"{path} is None"
+        assert value == value, f"{path} is NaN"
+
+
+def test_offline_bench_with_transformers_baselines_writes_every_field(tmp_path, capsys):
+    model_dir = tmp_path / "tiny"
+    model_dir.mkdir()
+    (model_dir / "config.json").write_text(json.dumps(TINY_CONFIG))
+    out = tmp_path / "bench.json"
+    rc = main(["bench", "--random-weights", "--model", str(model_dir), *SMALL, "--baseline", "transformers",
+               "--baseline-batch-size", "4", "--device", "cpu", "--json", str(out)])
+    assert rc == 0
+    data = json.loads(out.read_text())
+    for key in ("native", "native_latency", "baselines", "baseline_latency", "ratios"):
+        assert_filled(data[key], key)
+    for key in ("date", "device_name", "torch_version", "transformers_version", "command"):
+        assert data["env"][key]
+    command = data["env"]["command"]
+    assert command.startswith("hymt bench ") and "--baseline transformers" in command
+    assert f"--model {model_dir}" in command and "--num-requests 8" in command
+    assert data["native"]["num_requests"] == 8 and data["native"]["output_tokens"] == 32
+    assert data["native_latency"]["num_requests"] == 2
+    assert [b["name"] for b in data["baselines"]] == [
+        "transformers generate, batch 1", "transformers generate, padded batches of 4",
+        "transformers continuous batching"]
+    assert all(b["output_tokens"] == b["num_requests"] * 4 for b in data["baselines"])
+    assert set(data["ratios"]) == {b["name"] for b in data["baselines"]} | {"latency_p50"}
+    assert data["skipped"] == []
+    report = data["memory"]["engine_report"]
+    assert report["weights_bytes"] > 0 and report["kv_cache_bytes"] > 0 and report["num_kv_blocks"] > 0
+    printed = capsys.readouterr().out
+    assert "== hymt bench ==" in printed and "transformers continuous batching" in printed
+    assert "engine memory:" in printed and "command: hymt" in printed
+
+
+def test_offline_bench_without_baseline(tmp_path, capsys):
+    model_dir = tmp_path / "tiny"
+    model_dir.mkdir()
+    (model_dir / "config.json").write_text(json.dumps(TINY_CONFIG))
+    out = tmp_path / "bench.json"
+    assert main(["bench", "--random-weights", "--model", str(model_dir), *SMALL, "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["baselines"] == [] and data["ratios"] == {} and data["baseline_latency"] is None
+    assert_filled(data["native"], "native")
+
+
+def test_server_mode_drives_the_native_api(tmp_path, capsys):
+    out = tmp_path / "server.json"
+    with _stand_in_server_class()(api_key="k", reject_every=4) as server:
+        rc = main(["bench", "--server", server.url, "--concurrency", "3", "--num-requests", "12",
+                   "--api-key", "k", "--output-len", "6", "--json", str(out)])
+    assert rc == 0
+    data = json.loads(out.read_text())
+    assert data["completed"] == 9 and data["errors"] == 3 and data["error_kinds"] == {"429": 3}
+    assert data["completion_tokens"] == 54 and data["concurrency"] == 3
+    printed = capsys.readouterr().out
+    assert "== hymt bench --server ==" in printed and "errors 3" in printed
+
+
+def test_missing_model_is_a_clear_error(capsys):
+    assert main(["bench", "--num-requests", "2"]) == 2
+    assert "--model" in capsys.readouterr().err
+
+
+def test_bad_engine_knob_names_the_field(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(["bench", "--random-weights", "--family", "HY-MT1.5-1.8B", "--quantization", "int3"])
+    assert main(["bench", "--random-weights", "--family", "HY-MT1.5-1.8B", "--max-num-seqs", "0"]) == 2
+    assert "max_num_seqs" in capsys.readouterr().err

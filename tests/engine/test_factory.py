@@ -1,0 +1,36 @@
+import pytest
+
+from hymt.engine.config import EngineConfig
+from hymt.engine.factory import BACKENDS, create_engine
+from hymt.engine.llm_engine import NativeEngine
+from hymt.engine.sampling import SamplingParams
+from hymt.errors import InvalidInputError
+
+
+def test_unknown_backend_lists_the_valid_ones():
+    with pytest.raises(InvalidInputError, match="native, transformers, openai") as e:
+        create_engine("vllm", None)
+    assert e.value.field == "backend" and BACKENDS == ("native", "transformers", "openai")
+
+
+def test_native_backend(tiny_config):
+    engine = create_engine("native", dict(tiny_config), device="cpu", config=EngineConfig(num_kv_blocks=16),
+                           random_weights=True)
+    assert isinstance(engine, NativeEngine) and engine.config.num_kv_blocks == 16
+    out = engine.generate([[1, 2, 3]], SamplingParams(max_tokens=2, ignore_eos=True))
+    assert len(out[0].token_ids) == 2
+    engine.close()
+
+
+def test_openai_backend_needs_a_base_url():
+    with pytest.raises(InvalidInputError, match="base_url") as e:
+        create_engine("openai", None)
+    assert e.value.field == "base_url"
+
+
+def test_openai_backend_is_built_lazily():
+    from hymt.engine.backends.openai_engine import OpenAIEngine
+
+    engine = create_engine("openai", None, base_url="http://127.0.0.1:9", model="m", prompt_format="tokens")
+    assert isinstance(engine, OpenAIEngine)
+    engine.close()

@@ -1,0 +1,275 @@
+"""The web UI at `/`, driven in a real headless Chromium against a real `hymt serve` process.
+
+The tiny random checkpoint translates into gibberish, so the tests assert on what the page does
+with the server's answers (streamed text appears, the request carried the chosen languages,
+glossary and format, SRT timings survive, the server's error message is shown), never on
+translation quality.
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+MAX_CHARS = 400  # the server's --max-chars: small, so an oversize text is quick to type
+SRT = (
+    "1\n00:00:01,000 --> 00:00:02,500\nHello there.\n\n"
+    "2\n00:00:03,000 --> 00:00:05,000\nHow are you today?\n"
+)
+TIMINGS = ("00:00:01,000 --> 00:00:02,500", "00:00:03,000 --> 00:00:05,000")
+
+
+@dataclass(frozen=True)
+class RunningServer:
+    url: str
+    max_chars: int
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_ready(url: str, proc: subprocess.Popen, log: Path, timeout: float = 180.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"hymt serve exited with {proc.returncode}:\n{log.read_text()[-4000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/ready", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.3)
+    raise RuntimeError(f"hymt serve not ready after {timeout:.0f} s:\n{log.read_text()[-4000:]}")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> RunningServer:
+    from hymt.testing import write_tiny_checkpoint
+
+    root = tmp_path_factory.mktemp("web-ui")
+    model_dir = write_tiny_checkpoint(root / "model", "HY-MT1.5-1.8B")
+    port = _free_port()
+    log = root / "server.log"
+    cmd = [sys.executable, "-m", "hymt", "serve", "--model", str(model_dir), "--port", str(port),
+           "--max-chars", str(MAX_CHARS)]
+    with log.open("w") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_ready(url, proc, log)
+        yield RunningServer(url=url, max_chars=MAX_CHARS)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not CHROMIUM.exists():
+        reason = f"Debian chromium is not installed at {CHROMIUM}: run .ci/install-browser.sh"
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(server.url + "/")
+    page.wait_for_selector('#status[data-state="ready"]', timeout=30_000)
+    yield page
+    context.close()
+    assert errors == [], f"JavaScript errors on the page: {errors}"
+
+
+def _translate(page, click: str = "#translate"):
+    """Starts a translation and returns the finished /api/translate/stream response."""
+    with page.expect_response(lambda r: r.url.endswith("/api/translate/stream")) as info:
+        if click:
+            page.click(click)
+        else:
+            page.keyboard.press("Control+Enter")
+    response = info.value
+    response.finished()
+    page.wait_for_function("document.getElementById('output').getAttribute('aria-busy') === 'false'")
+    return response
+
+
+def _sse_events(body: str) -> list[tuple[str, dict]]:
+    events = []
+    for block in body.replace("\r\n", "\n").strip().split("\n\n"):
+        lines = block.split("\n")
+        name = next((l[6:].strip() for l in lines if l.startswith("event:")), "message")
+        data = "\n".join(l[5:].lstrip() for l in lines if l.startswith("data:"))
+        if data:
+            events.append((name, json.loads(data)))
+    return events
+
+
+def test_page_lists_languages_and_shows_status(page, server):
+    with urllib.request.urlopen(f"{server.url}/api/languages") as response:
+        languages = json.load(response)
+    assert len(languages) == 38
+    target_codes = page.eval_on_selector_all("#tgt-lang option", "os => os.map(o => o.value)")
+    source_codes = page.eval_on_selector_all("#src-lang option", "os => os.map(o => o.value)")
+    assert sorted(target_codes) == sorted(lang["code"] for lang in languages)
+    assert source_codes[0] == "auto" and sorted(source_codes[1:]) == sorted(target_codes)
+    assert page.inner_text("#src-lang option[value=auto]") == "Detect language"
+
+    with urllib.request.urlopen(f"{server.url}/api/status") as response:
+        status = json.load(response)
+    shown = page.inner_text("#status-text")
+    assert status["engine"] in shown and status["model"] in shown
+    assert page.is_enabled("#translate")
+    assert page.is_disabled("#swap"), "swap needs a concrete source language"
+
+
+def test_loading_state_until_the_model_is_ready(browser, server):
+    """While /api/status says not ready the page says so and will not translate; then it recovers."""
+    context = browser.new_context()
+    page = context.new_page()
+    not_ready = json.dumps({"ready": False, "model": "HY-MT1.5-1.8B", "engine": "native"})
+    page.route("**/api/status", lambda route: route.fulfill(status=200, body=not_ready,
+                                                             content_type="application/json"))
+    page.goto(server.url + "/")
+    page.wait_for_selector('#status[data-state="loading"]')
+    assert "Loading model" in page.inner_text("#status-text")
+    assert page.is_disabled("#translate")
+    page.unroute("**/api/status")
+    page.wait_for_selector('#status[data-state="ready"]', timeout=10_000)
+    assert page.is_enabled("#translate")
+    context.close()
+
+
+def test_translation_streams_into_the_output(page, server):
+    page.fill("#source-text", "The weather is lovely today. Let's go for a walk.")
+    assert page.inner_text("#char-count").startswith("49")
+    page.select_option("#tgt-lang", "de")
+    page.click("#glossary-add")
+    page.fill('[aria-label="Source term 1"]', "walk")
+    page.fill('[aria-label="Target term 1"]', "Spaziergang")
+    page.fill("#context", "Two friends chatting.")
+    # Count how often the output changes while the answer arrives: streamed, not dropped in at once.
+    page.evaluate("""() => { window.outputChanges = 0;
+        new MutationObserver(() => window.outputChanges++).observe(
+            document.getElementById('output'), {childList: true, characterData: true, subtree: true}); }""")
+
+    response = _translate(page, click="")  # Ctrl+Enter
+    request = response.request.post_data_json
+    assert request["tgt"] == "de" and request["src"] == "auto"
+    assert request["glossary"] == {"walk": "Spaziergang"}
+    assert request["context"] == "Two friends chatting."
+    assert response.status == 200 and response.headers["content-type"].startswith("text/event-stream")
+
+    events = _sse_events(response.text())
+    deltas = [data["text"] for name, data in events if name == "delta"]
+    done = [data for name, data in events if name == "done"]
+    assert deltas and len(done) == 1 and events[-1][0] == "done"
+    output = page.inner_text("#output")
+    assert output.strip() and output == done[0]["translation"]
+    assert page.evaluate("window.outputChanges") >= 1 + min(len(deltas), 2)
+    assert "tokens" in page.inner_text("#stats")
+    assert page.inner_text("#detected").startswith("Detected: "), "auto source shows the detected language"
+    assert page.is_enabled("#copy") and page.is_enabled("#download") and page.is_enabled("#swap")
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "web-ui.png"), full_page=True)
+
+
+def test_swap_moves_the_translation_into_the_source(page):
+    page.select_option("#src-lang", "en")
+    page.select_option("#tgt-lang", "fr")
+    page.fill("#source-text", "Good morning.")
+    _translate(page)
+    translation = page.inner_text("#output")
+    assert translation.strip()
+
+    page.click("#swap")
+    assert page.input_value("#src-lang") == "fr" and page.input_value("#tgt-lang") == "en"
+    assert page.input_value("#source-text") == translation
+    assert page.inner_text("#output") == ""
+
+    page.select_option("#src-lang", "auto")
+    page.fill("#source-text", "")
+    assert page.is_disabled("#swap"), "auto with nothing detected has no language to swap to"
+
+
+def test_srt_upload_keeps_timings_and_downloads(page, tmp_path):
+    srt = tmp_path / "clip.srt"
+    srt.write_text(SRT, encoding="utf-8")
+    page.select_option("#tgt-lang", "ja")
+    with page.expect_response(lambda r: r.url.endswith("/api/translate/stream")) as info:
+        page.set_input_files("#file-input", str(srt))
+    request = info.value.request.post_data_json
+    assert request["format"] == "srt" and request["text"] == SRT and request["tgt"] == "ja"
+    page.wait_for_function("document.getElementById('output').getAttribute('aria-busy') === 'false'")
+    assert page.input_value("#format") == "srt"
+    assert page.inner_text("#file-name") == "clip.srt"
+
+    output = page.inner_text("#output")
+    for timing in TIMINGS:
+        assert timing in output, f"cue timing {timing!r} lost in {output!r}"
+    with page.expect_download() as download_info:
+        page.click("#download")
+    download = download_info.value
+    assert download.suggested_filename == "clip.ja.srt"
+    saved = tmp_path / download.suggested_filename
+    download.save_as(saved)
+    assert saved.read_text(encoding="utf-8") == output
+
+
+def test_oversize_text_shows_the_server_error(page, server):
+    page.fill("#source-text", "a" * (server.max_chars + 1))
+    assert "over" in page.get_attribute("#char-count", "class")
+    response = _translate(page)
+    assert response.status == 413
+    page.wait_for_selector("#error:not([hidden])")
+    message = page.inner_text("#error-message")
+    server_message = response.json()["error"]["message"]
+    assert message == server_message and str(server.max_chars) in message
+    assert "Field: text" in page.inner_text("#error-detail")
+    assert page.get_attribute("#source-text", "aria-invalid") is not None
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "web-ui-error.png"), full_page=True)
+
+    page.click("#error-close")
+    assert page.is_hidden("#error")
+
+
+def test_unsupported_file_is_refused_in_the_browser(page, tmp_path):
+    bad = tmp_path / "slides.pdf"
+    bad.write_bytes(b"%PDF-1.4")
+    page.set_input_files("#file-input", str(bad))
+    page.wait_for_selector("#error:not([hidden])")
+    assert "slides.pdf" in page.inner_text("#error-message")
+    assert page.input_value("#source-text") == ""

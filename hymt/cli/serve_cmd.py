@@ -1,0 +1,71 @@
+"""`hymt serve`: the web UI and every API on one port, one model loaded once.
+
+    hymt serve                                   # 127.0.0.1:8000, tencent/HY-MT1.5-1.8B
+    hymt serve --model ./HY-MT1.5-7B --port 9000 --api-key secret --max-queue 64
+
+The socket opens at once (`/health` answers); the model loads in the background and
+`/ready` turns 200 when it is warm.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("serve", help="serve the web UI and the translation APIs",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--model", default="tencent/HY-MT1.5-1.8B", help="hub id or local checkpoint directory")
+    p.add_argument("--family", default=None, help="official family name, when not detected from the checkpoint")
+    p.add_argument("--engine", default="native", choices=("native", "transformers", "openai"))
+    p.add_argument("--openai-base-url", default=None, help="remote OpenAI-compatible server (--engine openai)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default loopback only)")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--api-key", action="append", default=[], metavar="KEY",
+                   help="accepted API key (repeatable; also env HYMT_API_KEYS, comma-separated)")
+    p.add_argument("--gpu-memory-gb", type=float, default=None, help="memory budget of the engine in GB")
+    p.add_argument("--quantization", default=None, choices=("int8", "int4", "fp8"))
+    p.add_argument("--device", default=None, help="torch device (default: cuda when available, else cpu)")
+    p.add_argument("--max-queue", type=int, default=256, help="requests admitted at once; more get 429")
+    p.add_argument("--max-chars", type=int, default=20000, help="characters per request; more get 413")
+    p.add_argument("--max-batch", type=int, default=128, help="items per request; more get 413")
+    p.add_argument("--request-timeout", type=float, default=120.0, help="seconds before a request gets 504")
+    p.add_argument("--cors-origins", nargs="*", default=["*"], metavar="ORIGIN",
+                   help="allowed browser origins (default any)")
+    p.add_argument("--no-cache", action="store_true", help="do not use the translation cache")
+    p.add_argument("--no-prompt-guard", action="store_true",
+                   help="send OpenAI chats as given, never rewrite generic translation prompts")
+    p.add_argument("--served-model-name", default=None, help="model id shown to clients")
+    p.add_argument("--log-level", default="info", choices=("critical", "error", "warning", "info", "debug"))
+    p.set_defaults(func=run)
+
+
+def settings_from_args(args: argparse.Namespace):
+    """ServerSettings from the parsed command line (and HYMT_API_KEYS)."""
+    from hymt.server.settings import ServerSettings
+
+    env_keys = [k for k in os.environ.get("HYMT_API_KEYS", "").split(",") if k.strip()]
+    return ServerSettings(
+        model=args.model, family=args.family, engine=args.engine, openai_base_url=args.openai_base_url,
+        host=args.host, port=args.port, api_keys=tuple(args.api_key) + tuple(env_keys),
+        gpu_memory_gb=args.gpu_memory_gb, quantization=args.quantization, device=args.device,
+        max_queue=args.max_queue, max_chars=args.max_chars, max_batch=args.max_batch,
+        request_timeout=args.request_timeout, cors_origins=tuple(args.cors_origins or ("*",)),
+        cache=not args.no_cache, log_level=args.log_level, prompt_guard=not args.no_prompt_guard,
+        served_model_name=args.served_model_name,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from hymt.server.app import create_app
+    from hymt.server.logging import configure_logging
+
+    settings = settings_from_args(args)
+    configure_logging(settings.log_level)
+    app = create_app(settings)
+    # uvicorn's own access log is off: hymt.access writes structured lines without bodies/queries.
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level=settings.log_level, access_log=False,
+                timeout_graceful_shutdown=5)
+    return 0

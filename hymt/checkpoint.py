@@ -45,16 +45,25 @@ def resolve_model_dir(model: str | os.PathLike, *, revision: str | None = None) 
     return _download(name, revision)
 
 
+def _hub_offline() -> bool:
+    # Read the variable at call time: huggingface_hub reads it once, at import.
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in {"1", "ON", "YES", "TRUE"}
+
+
 def _download(repo_id: str, revision: str | None) -> Path:
+    offline = _hub_offline()
     try:
         from huggingface_hub import snapshot_download
 
-        local = snapshot_download(repo_id, revision=revision, allow_patterns=list(HUB_PATTERNS))
+        local = snapshot_download(
+            repo_id, revision=revision, allow_patterns=list(HUB_PATTERNS), local_files_only=offline
+        )
     except Exception as exc:  # network, auth, offline mode, missing repo: all one answer
+        where = "the local Hugging Face cache (HF_HUB_OFFLINE is set)" if offline else "the Hugging Face hub"
         raise ModelLoadError(
-            f"could not fetch {repo_id!r} from the Hugging Face hub ({type(exc).__name__}: {exc}). "
-            f"If the hub is unreachable, download the checkpoint elsewhere and pass its local "
-            f"directory instead, e.g. --model /path/to/{repo_id.split('/')[-1]}"
+            f"could not fetch {repo_id!r} from {where} ({type(exc).__name__}: {exc}). "
+            f"Download the checkpoint elsewhere and pass its local directory instead, "
+            f"e.g. --model /path/to/{repo_id.split('/')[-1]}"
         ) from exc
     return Path(local)
 

@@ -30,6 +30,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--max-chars", type=int, default=20000, help="characters per request; more get 413")
     p.add_argument("--max-batch", type=int, default=128, help="items per request; more get 413")
     p.add_argument("--request-timeout", type=float, default=120.0, help="seconds before a request gets 504")
+    p.add_argument("--max-tokens", type=int, default=None,
+                   help="most tokens per segment's answer when a request sets no sampling "
+                        "(default: the translator's, 3 x source tokens + 64)")
     p.add_argument("--cors-origins", nargs="*", default=["*"], metavar="ORIGIN",
                    help="allowed browser origins (default any)")
     p.add_argument("--no-cache", action="store_true", help="do not use the translation cache")
@@ -50,7 +53,7 @@ def settings_from_args(args: argparse.Namespace):
         host=args.host, port=args.port, api_keys=tuple(args.api_key) + tuple(env_keys),
         gpu_memory_gb=args.gpu_memory_gb, quantization=args.quantization, device=args.device,
         max_queue=args.max_queue, max_chars=args.max_chars, max_batch=args.max_batch,
-        request_timeout=args.request_timeout, cors_origins=tuple(args.cors_origins or ("*",)),
+        request_timeout=args.request_timeout, max_tokens=args.max_tokens, cors_origins=tuple(args.cors_origins or ("*",)),
         cache=not args.no_cache, log_level=args.log_level, prompt_guard=not args.no_prompt_guard,
         served_model_name=args.served_model_name,
     )

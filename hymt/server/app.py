@@ -2,7 +2,7 @@
 
     /health /ready /metrics /            liveness, readiness, Prometheus, web UI (open)
     /api/...                             hymt's native API (the web UI uses only this)
-    /v1/chat/completions /v1/models      OpenAI
+    /v1/chat/completions /v1/models      OpenAI (+ /v1/completions, the vLLM shape)
     /translate /languages /detect        LibreTranslate (root /translate sniffs DeepLX, Immersive)
     /libretranslate/...                  LibreTranslate under its own prefix
     /v2/... /deepl/v2/...                DeepL v2 subset (+ in-memory glossaries)
@@ -26,7 +26,15 @@ from hymt.server.cors import CorsMiddleware
 from hymt.server.errors import install_error_handlers
 from hymt.server.logging import AccessMiddleware
 from hymt.server.metrics import ServerMetrics
-from hymt.server.protocols import deepl_api, deeplx_api, immersive_api, libretranslate_api, openai_api, root_translate
+from hymt.server.protocols import (
+    completions_api,
+    deepl_api,
+    deeplx_api,
+    immersive_api,
+    libretranslate_api,
+    openai_api,
+    root_translate,
+)
 from hymt.server.service import ModelService, TranslatorFactory
 from hymt.server.settings import ServerSettings
 
@@ -72,6 +80,7 @@ def create_app(settings: ServerSettings | None = None, *, translator_factory: Tr
     _add_open_routes(app)
     app.include_router(native_api.router)
     app.include_router(openai_api.router)
+    app.include_router(completions_api.router)
     for prefix in ("", "/libretranslate"):
         app.include_router(libretranslate_api.build_router(prefix))
     app.include_router(root_translate.router)

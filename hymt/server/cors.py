@@ -13,7 +13,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 ALLOW_METHODS = "GET, POST, PUT, DELETE, OPTIONS"
 DEFAULT_ALLOW_HEADERS = "Authorization, Content-Type, X-API-Key, Accept, X-Requested-With"
-EXPOSE_HEADERS = "Retry-After, X-Hymt-Prompt-Guard, X-Request-Id"
+EXPOSE_HEADERS = "Retry-After, X-Hymt-Prompt-Guard, X-Hymt-Prompt-Kind"
 
 
 class CorsMiddleware:

@@ -19,6 +19,10 @@ from hymt.server.settings import ServerSettings
 FORMATS = ("text", "markdown", "html", "srt")
 AUTO = ("auto", "")
 
+#: The Translator's default decoding (greedy with the official repetition penalty, models.md §8):
+#: the base a request's `sampling` fields and --max-tokens change.
+DEFAULT_SAMPLING = SamplingParams(repetition_penalty=1.05)
+
 #: The `sampling` object of the native API (and `hymt bench --server`), with its types.
 SAMPLING_FIELDS = {
     "temperature": float,
@@ -40,7 +44,8 @@ class TranslateJob:
         target: the target language.
         source: the source language, or None to detect per item.
         glossary / context / style / template / format: prompt options (None = Translator default).
-        sampling: explicit sampling, or None for the Translator's default.
+        sampling: explicit SamplingParams, "official" (the family's sampled decoding), or None
+            for the Translator's default.
         use_cache: look up and store in the translation cache.
     """
 
@@ -52,7 +57,7 @@ class TranslateJob:
     style: str | None = None
     template: str | None = None
     format: str = "text"
-    sampling: SamplingParams | None = None
+    sampling: SamplingParams | str | None = None
     use_cache: bool = True
     extra: dict = field(default_factory=dict)
 
@@ -103,7 +108,8 @@ def check_format(value: object, field: str = "format") -> str:
 
 
 def parse_sampling(obj: Mapping | None, field: str = "sampling", base: SamplingParams | None = None) -> SamplingParams | None:
-    """The native `sampling` object -> SamplingParams on top of `base` (None when absent)."""
+    """The native `sampling` object -> SamplingParams on top of `base` (default: the
+    Translator's own default), None when absent."""
     if obj is None:
         return None
     unknown = sorted(set(obj) - set(SAMPLING_FIELDS))
@@ -127,7 +133,7 @@ def parse_sampling(obj: Mapping | None, field: str = "sampling", base: SamplingP
 def sampling_from(values: Mapping[str, object], base: SamplingParams | None, field: str) -> SamplingParams:
     """Build SamplingParams, turning its validation errors into 400 naming `field.<name>`."""
     try:
-        return (base or SamplingParams()).replace(**values)
+        return (base or DEFAULT_SAMPLING).replace(**values)
     except InvalidInputError as exc:
         raise ApiError(400, str(exc), field=f"{field}.{exc.field}" if exc.field else field) from None
 

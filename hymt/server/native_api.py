@@ -121,13 +121,11 @@ async def translate_stream(request: Request):
     st = state_of(request)
 
     async def events():
-        pieces: list[str] = []
         result = None
         async for piece in st.service.stream(job):
             if piece.result is not None:
                 result = piece.result
             elif piece.text:
-                pieces.append(piece.text)
                 yield event({"text": piece.text}, "delta")
         if result is None:
             raise ApiError(500, "the translator's stream ended without a result", type="engine_error")

@@ -8,7 +8,6 @@ grow with the number of clients.
 """
 from __future__ import annotations
 
-import inspect
 import logging
 import threading
 import time
@@ -19,7 +18,7 @@ from typing import Any
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import EngineError, InvalidInputError
 from hymt.server.errors import ApiError
-from hymt.server.job import TranslateJob
+from hymt.server.job import DEFAULT_SAMPLING, TranslateJob
 from hymt.server.settings import ServerSettings
 
 logger = logging.getLogger(__name__)
@@ -35,6 +34,7 @@ class ChatOutput:
     prompt_tokens: int
     completion_tokens: int
     finish_reason: str
+    token_ids: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -46,8 +46,9 @@ class StreamPiece:
 
 
 @dataclass(frozen=True)
-class StreamedResult:
-    """The end of a stream whose Translator reported text only (TranslationResult's fields)."""
+class PlainResult:
+    """TranslationResult's fields for what the Translator did not report: a blank item passed
+    through unchanged, or the end of a stream (the Translator's stream yields text only)."""
 
     text: str
     source: Any
@@ -70,24 +71,10 @@ def default_factory(settings: ServerSettings) -> Any:
     config_kw: dict[str, Any] = {}
     if settings.gpu_memory_gb is not None:
         config_kw["gpu_memory_gb"] = settings.gpu_memory_gb
-    if settings.quantization:
-        config_kw["quantization"] = settings.quantization
-    kwargs: dict[str, Any] = dict(
-        engine=settings.engine, device=settings.device, quantization=settings.quantization,
-        family=settings.family, cache=settings.cache, engine_config=EngineConfig(**config_kw),
-    )
-    accepted = inspect.signature(Translator).parameters
-    if settings.engine == "openai":
-        for name in ("openai_base_url", "base_url"):
-            if name in accepted:
-                kwargs[name] = settings.openai_base_url
-                break
-    kwargs = {k: v for k, v in kwargs.items() if k in accepted or _has_var_kw(accepted)}
-    return Translator(settings.model, **kwargs)
-
-
-def _has_var_kw(params) -> bool:
-    return any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    options = {"base_url": settings.openai_base_url} if settings.engine == "openai" else None
+    return Translator(settings.model, engine=settings.engine, device=settings.device,
+                      quantization=settings.quantization, family=settings.family, cache=settings.cache,
+                      engine_config=EngineConfig(**config_kw), engine_options=options)
 
 
 class ModelService:
@@ -102,7 +89,6 @@ class ModelService:
         self.loading_since = time.time()
         self.ready_at: float | None = None
         self._thread: threading.Thread | None = None
-        self._options: frozenset[str] = frozenset()
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -114,7 +100,6 @@ class ModelService:
         try:
             translator = self._factory(self.settings)
             self.translator = translator
-            self._options = _accepted_options(translator)
             if self.settings.warmup:
                 self._warm_up(translator)
         except Exception as exc:  # reported on /ready and to every request
@@ -126,10 +111,7 @@ class ModelService:
         logger.info("model ready in %.1f s", time.perf_counter() - started)
 
     def _warm_up(self, translator: Any) -> None:
-        kwargs: dict[str, Any] = {"sampling": SamplingParams(max_tokens=4)}
-        if "use_cache" in self._options:
-            kwargs["use_cache"] = False
-        translator.translate("Hello.", to="zh", **kwargs)
+        translator.translate("Hello.", to="zh", sampling=SamplingParams(max_tokens=4), use_cache=False)
 
     def wait_ready(self, timeout: float) -> bool:
         """Block until loaded (tests, the CLI); True when ready."""
@@ -154,38 +136,50 @@ class ModelService:
                        headers={"Retry-After": str(self.settings.retry_after_s)})
 
     # -- calls -------------------------------------------------------------------------------
+    def _sampling(self, job: TranslateJob) -> SamplingParams | str | None:
+        """The job's sampling, with --max-tokens applied when the request set none."""
+        cap = self.settings.max_tokens
+        if cap is None or isinstance(job.sampling, SamplingParams):
+            return job.sampling
+        if job.sampling == "official":
+            return self.translator.family.default_sampling.replace(max_tokens=cap)
+        return DEFAULT_SAMPLING.replace(max_tokens=cap)
+
     def _kwargs(self, job: TranslateJob) -> dict[str, Any]:
         kw: dict[str, Any] = {"to": job.target, "source": job.source or "auto"}
         optional = {
             "glossary": job.glossary or None, "context": job.context, "style": job.style,
-            "template": job.template, "sampling": job.sampling,
+            "template": job.template, "sampling": self._sampling(job),
             "format": None if job.format == "text" else job.format,
             "use_cache": None if job.use_cache else False,
         }
         for name, value in optional.items():
-            if value is None:
-                continue
-            if name not in self._options:
-                if name == "use_cache":
-                    continue  # a Translator without a cache switch: nothing to bypass
-                raise ApiError(400, f"{name} is not supported by this server's translator", field=name)
-            kw[name] = value
+            if value is not None:
+                kw[name] = value
         return kw
 
     async def translate(self, job: TranslateJob) -> list[Any]:
-        """TranslationResults for every item of `job`, in order."""
+        """TranslationResults for every item of `job`, in order; blank items come back as they
+        are (clients such as Immersive send empty paragraphs) without reaching the engine."""
         translator = self.require_ready()
         kwargs = self._kwargs(job)
+        todo = [i for i, text in enumerate(job.texts) if text.strip()]
+        results: list[Any] = [PlainResult(text, job.source, job.target, prompt_tokens=0, completion_tokens=0)
+                              for text in job.texts]
         with _library_errors():
-            if len(job.texts) == 1:
-                return [await translator.atranslate(job.texts[0], **kwargs)]
-            return list(await translator.atranslate_batch(list(job.texts), **kwargs))
+            if len(todo) == 1:
+                results[todo[0]] = await translator.atranslate(job.texts[todo[0]], **kwargs)
+            elif todo:
+                done = await translator.atranslate_batch([job.texts[i] for i in todo], **kwargs)
+                for i, result in zip(todo, done):
+                    results[i] = result
+        return results
 
     async def stream(self, job: TranslateJob) -> AsyncIterator[StreamPiece]:
         """Deltas of one text's translation, then a piece carrying its result.
 
         The Translator's astream yields text only; the closing result is then a
-        StreamedResult (token counts unknown: None) with the detected source language.
+        PlainResult (token counts unknown: None) with the detected source language.
         """
         translator = self.require_ready()
         kwargs = self._kwargs(job)
@@ -201,20 +195,20 @@ class ModelService:
                     return
             detection = await translator.adetect(job.texts[0]) if job.source is None else None
         source = detection.language if detection is not None else job.source
-        yield StreamPiece(result=StreamedResult("".join(pieces), source, job.target,
+        yield StreamPiece(result=PlainResult("".join(pieces), source, job.target,
                                                 elapsed_s=time.perf_counter() - started, detection=detection))
 
-    def _chat_request(self, prompt: str, params: SamplingParams) -> tuple[Any, Any, list[int], SamplingParams]:
+    def _chat_request(self, prompt: str | list[int], params: SamplingParams) -> tuple[Any, Any, list[int], Any]:
         translator = self.require_ready()
         checkpoint = translator.checkpoint
         engine = _async_engine(translator)
-        ids = checkpoint.encode(prompt)
+        ids = checkpoint.encode(prompt) if isinstance(prompt, str) else list(prompt)
         if not params.ignore_eos:
             params = params.with_stop_ids(translator.family.stop_token_ids(checkpoint))
         return checkpoint, engine, ids, params
 
-    async def chat(self, prompt: str, params: SamplingParams) -> ChatOutput:
-        """Generate from a rendered chat prompt (special tokens included) as it is."""
+    async def chat(self, prompt: str | list[int], params: SamplingParams) -> ChatOutput:
+        """Generate from a rendered prompt (special tokens included) or token ids, as given."""
         checkpoint, engine, ids, params = self._chat_request(prompt, params)
         handle = engine.submit(ids, params)
         try:
@@ -224,9 +218,9 @@ class ModelService:
             handle.cancel()
             raise
         return ChatOutput(checkpoint.decode(out.token_ids, skip_special_tokens=True), len(ids),
-                          len(out.token_ids), _finish(out.finish_reason))
+                          len(out.token_ids), _finish(out.finish_reason), tuple(out.token_ids))
 
-    async def chat_stream(self, prompt: str, params: SamplingParams) -> AsyncIterator[str | ChatOutput]:
+    async def chat_stream(self, prompt: str | list[int], params: SamplingParams) -> AsyncIterator[str | ChatOutput]:
         """Text deltas of a raw chat generation, then its ChatOutput. Closing the iterator
         (client gone, timeout) cancels the engine request."""
         checkpoint, engine, ids, params = self._chat_request(prompt, params)
@@ -247,7 +241,7 @@ class ModelService:
         finally:
             if not handle.done:
                 handle.cancel()
-        yield ChatOutput(emitted, len(ids), len(tokens), reason)
+        yield ChatOutput(emitted, len(ids), len(tokens), reason, tuple(tokens))
 
     async def detect(self, text: str) -> Any:
         translator = self.require_ready()
@@ -278,32 +272,21 @@ class ModelService:
         if raw is not None and not isinstance(raw, dict):
             raw = raw.to_dict() if hasattr(raw, "to_dict") else dict(getattr(raw, "__dict__", {}))
         for key, value in (raw or {}).items():
-            if value is not None and key != "model":
+            if value is not None and key not in ("model", "engine"):  # the configured names win
                 base[key] = str(value) if not isinstance(value, (int, float, bool, str, list, dict)) else value
         return base
 
 
 def _async_engine(translator: Any) -> Any:
     """The Translator's AsyncEngine (raw chat generation needs token-level access)."""
-    for name in ("async_engine", "engine", "_engine"):
-        engine = getattr(translator, name, None)
-        if engine is not None and hasattr(engine, "submit"):
-            return engine
+    engine = getattr(translator, "async_engine", None)
+    if engine is not None:
+        return engine
     raise ApiError(500, "this translator exposes no engine for raw chat generation", type="engine_error")
 
 
 def _finish(reason: str | None) -> str:
     return "length" if reason == "length" else "stop"
-
-
-def _accepted_options(translator: Any) -> frozenset[str]:
-    method = getattr(translator, "atranslate", None)
-    if method is None:
-        return frozenset()
-    params = inspect.signature(method).parameters
-    if _has_var_kw(params):
-        return frozenset({"glossary", "context", "style", "template", "sampling", "format", "use_cache"})
-    return frozenset(params)
 
 
 class _library_errors:

@@ -34,6 +34,8 @@ class ServerSettings:
         retry_after_s: the Retry-After value sent with 429 and 503.
         warmup: run one tiny translation before reporting ready.
         served_model_name: the model id shown to clients; default derived from `model`.
+        max_tokens: the most tokens one segment's answer may have when a request sets no
+            sampling of its own (None: the Translator's default, 3 x source tokens + 64).
         prompt_guard: rewrite generic translation prompts of OpenAI chats into the official
             template, paragraph by paragraph (api-conventions.md §2.1).
     """
@@ -58,6 +60,7 @@ class ServerSettings:
     retry_after_s: int = 1
     warmup: bool = True
     served_model_name: str | None = None
+    max_tokens: int | None = None
     prompt_guard: bool = True
 
     def __post_init__(self) -> None:
@@ -72,6 +75,8 @@ class ServerSettings:
         for name in ("max_queue", "max_chars", "max_batch", "retry_after_s"):
             if getattr(self, name) < 1:
                 raise InvalidInputError(f"{name} must be >= 1, got {getattr(self, name)}", field=name)
+        if self.max_tokens is not None and self.max_tokens < 1:
+            raise InvalidInputError(f"max_tokens must be >= 1, got {self.max_tokens}", field="max_tokens")
         if self.request_timeout <= 0:
             raise InvalidInputError(f"request_timeout must be > 0, got {self.request_timeout}", field="request_timeout")
         if self.log_level not in LOG_LEVEL_CHOICES:

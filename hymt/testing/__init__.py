@@ -5,10 +5,12 @@ from hymt.testing.tiny_checkpoint import (
     tiny_config,
     tiny_state_dict,
     write_tiny_checkpoint,
+    write_tiny_metadata,
 )
 
 FAMILY_NAMES = tuple(f.name for f in TINY_FAMILIES)
 
 __all__ = [
     "FAMILY_NAMES", "real_shape_config", "tiny_config", "tiny_state_dict", "write_tiny_checkpoint",
+    "write_tiny_metadata",
 ]

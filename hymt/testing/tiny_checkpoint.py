@@ -12,7 +12,7 @@ from importlib import resources
 from pathlib import Path
 
 from hymt.errors import InvalidInputError
-from hymt.testing.tokenizer_builder import special_token_ids, tokenizer_json
+from hymt.testing.tokenizer_builder import special_token_ids, tokenizer_json, tokenizer_vocab_size
 
 
 @dataclass(frozen=True)
@@ -86,6 +86,7 @@ def _architecture(size: str) -> dict:
         base.update(
             cla_share_factor=2, add_classification_head=False, attention_dropout=0.1, class_num=0,
             dense_list=[4096, 0], pool_type="last", pretraining_tp=1, use_rotary_pos_emb=True,
+            im_start_id=4, im_end_id=5, im_newline_id=11, mask_init_id=12, text_start_id=6, text_end_id=7,
         )
     return base
 
@@ -95,8 +96,7 @@ def tiny_config(family: str) -> dict:
     fam = tiny_family(family)
     ids = special_token_ids(fam.kind)
     bos, eos, pad, _ = ROLE_TOKENS[fam.kind]
-    vocab = json.loads(tokenizer_json(fam.kind))
-    vocab_size = len(vocab["model"]["vocab"]) + len(vocab["added_tokens"])
+    vocab_size = tokenizer_vocab_size(fam.kind)
     config = _architecture(fam.size) | TINY_SIZES
     config.update(
         vocab_size=vocab_size, bos_token_id=ids[bos], eos_token_id=ids[eos], pad_token_id=ids[pad],
@@ -181,28 +181,69 @@ def _save_weights(directory: Path, state: dict, num_shards: int) -> None:
     (directory / "model.safetensors.index.json").write_text(json.dumps(index, indent=2))
 
 
+def _quantized_writers() -> dict:
+    """Quantized weight writers, from hymt.testing.quantized when that module exists.
+
+    Contract: `WRITERS[name](config, state) -> (config, state)` turns the float config and
+    state dict into a quantized checkpoint's (adding `quantization_config`, packed tensors).
+    """
+    try:
+        from hymt.testing.quantized import WRITERS
+    except ModuleNotFoundError as exc:
+        if exc.name != "hymt.testing.quantized":
+            raise
+        return {}
+    return dict(WRITERS)
+
+
 def write_tiny_checkpoint(
     directory, family: str = "HY-MT1.5-1.8B", *, seed: int = 0, quantization: str | None = None,
     num_shards: int = 1, include_lm_head: bool = False,
 ) -> Path:
-    """Write a tiny checkpoint of `family` to `directory` and return the directory."""
+    """Write a tiny checkpoint of `family` to `directory` and return the directory.
+
+    `num_shards` > 1 splits the weights and writes model.safetensors.index.json;
+    `include_lm_head` also stores the (tied) lm_head.weight, as some real checkpoints do.
+    """
     fam = tiny_family(family)
-    if quantization is not None:
-        raise InvalidInputError(f"quantization {quantization!r} is not supported; valid: None", field="quantization")
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
+    if num_shards < 1:
+        raise InvalidInputError(f"num_shards must be >= 1, got {num_shards}", field="num_shards")
     config = tiny_config(fam.name)
     state = tiny_state_dict(fam.name, seed)
     if include_lm_head:
         state["lm_head.weight"] = state["model.embed_tokens.weight"].clone()
+    if quantization is not None:
+        writers = _quantized_writers()
+        if quantization not in writers:
+            valid = ", ".join(["None", *sorted(writers)])
+            raise InvalidInputError(
+                f"quantization {quantization!r} is not supported; valid: {valid}", field="quantization"
+            )
+        config, state = writers[quantization](config, state)
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
     _save_weights(directory, state, num_shards)
-    (directory / "config.json").write_text(json.dumps(config, indent=2, ensure_ascii=False))
+    write_tiny_metadata(directory, fam.name, config)
+    return directory
+
+
+def write_tiny_metadata(directory, family: str, config: dict | None = None) -> Path:
+    """Write every file but the weights: config, generation config, tokenizer, chat template."""
+    fam = tiny_family(family)
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    config = tiny_config(fam.name) if config is None else config
+    (directory / "config.json").write_text(json.dumps(config, indent=2, ensure_ascii=False), encoding="utf-8")
     (directory / "generation_config.json").write_text(json.dumps(_generation_config(fam), indent=2))
     (directory / "tokenizer.json").write_text(tokenizer_json(fam.kind), encoding="utf-8")
     tok_config = _tokenizer_config(fam)
-    (directory / "tokenizer_config.json").write_text(json.dumps(tok_config, indent=2, ensure_ascii=False))
+    (directory / "tokenizer_config.json").write_text(
+        json.dumps(tok_config, indent=2, ensure_ascii=False), encoding="utf-8"
+    )
     specials = {k: tok_config[k] for k in ("bos_token", "eos_token", "pad_token")}
-    (directory / "special_tokens_map.json").write_text(json.dumps(specials, indent=2, ensure_ascii=False))
+    (directory / "special_tokens_map.json").write_text(
+        json.dumps(specials, indent=2, ensure_ascii=False), encoding="utf-8"
+    )
     template = resources.files("hymt.testing").joinpath("chat_templates", fam.chat_template).read_text("utf-8")
     (directory / "chat_template.jinja").write_text(template, encoding="utf-8")
     return directory

@@ -27,7 +27,6 @@ CORPUS = (
 SPECIAL_TOKENS = {
     "hy-1.8b": (
         "<｜hy_begin▁of▁sentence｜>",
-        "<｜hy_end▁of▁sentence｜>",
         "<｜hy_▁pad▁｜>",
         "<｜hy_User｜>",
         "<｜hy_Assistant｜>",
@@ -74,7 +73,18 @@ def tokenizer_json(kind: str) -> str:
     return tokenizer.to_str()
 
 
+@lru_cache(maxsize=None)
+def _summary(kind: str) -> tuple[int, tuple[tuple[str, int], ...]]:
+    data = json.loads(tokenizer_json(kind))
+    size = len(data["model"]["vocab"]) + len(data["added_tokens"])
+    return size, tuple((t["content"], t["id"]) for t in data["added_tokens"] if t["special"])
+
+
+def tokenizer_vocab_size(kind: str) -> int:
+    """Number of ids in the tiny tokenizer of `kind` (BPE vocabulary plus added tokens)."""
+    return _summary(kind)[0]
+
+
 def special_token_ids(kind: str) -> dict[str, int]:
     """Special-token text -> id in the tiny tokenizer of `kind`."""
-    data = json.loads(tokenizer_json(kind))
-    return {t["content"]: t["id"] for t in data["added_tokens"] if t["special"]}
+    return dict(_summary(kind)[1])

@@ -84,10 +84,10 @@ class Translator:
         config = engine_config or EngineConfig()
         if quantization is not None:
             config = dataclasses.replace(config, quantization=quantization)
-        backend, token_engine = _make_engine(engine, checkpoint, device, dtype, config, engine_options or {})
         model_id = str(Path(model).resolve()) if Path(model).exists() else str(model)
         self._model = LoadedModel(model_id, checkpoint, fam, fam.stop_token_ids(checkpoint), config.max_model_len)
-        self._cache = _open_cache(cache)
+        self._cache = _open_cache(cache)  # before the engine: nothing to release if it fails
+        backend, token_engine = _make_engine(engine, checkpoint, device, dtype, config, engine_options or {})
         self._detector = LanguageDetector()
         self._pipeline = Pipeline(
             self._model, cache=self._cache, detector=self._detector, max_segment_tokens=max_segment_tokens
@@ -183,6 +183,11 @@ class Translator:
     @property
     def checkpoint(self):
         return self._model.checkpoint
+
+    @property
+    def async_engine(self):
+        """The AsyncEngine every call goes through (raw token-level access, e.g. chat)."""
+        return self._engine
 
     @property
     def cache(self) -> TranslationCache | None:

@@ -52,10 +52,14 @@ def reference(model, prompts, max_tokens) -> list[list[int]]:
     from transformers import GenerationConfig
 
     never = int(model.config.vocab_size)  # an "eos" the model cannot produce: lengths are forced
+    # generate() merges the checkpoint's generation_config (repetition_penalty 1.05) into ours;
+    # the reference must be plain greedy.
+    model.generation_config = GenerationConfig(pad_token_id=0)
     out = []
     for prompt, n in zip(prompts, max_tokens):
         ids = torch.tensor([prompt])
-        config = GenerationConfig(max_new_tokens=n, do_sample=False, eos_token_id=never, pad_token_id=0)
+        config = GenerationConfig(max_new_tokens=n, do_sample=False, repetition_penalty=1.0, eos_token_id=never,
+                                  pad_token_id=0)
         with torch.no_grad():
             generated = model.generate(ids, attention_mask=torch.ones_like(ids), generation_config=config)
         out.append(generated[0, len(prompt):].tolist())

@@ -79,17 +79,18 @@ def test_stop_ids_come_from_the_checkpoint(name, checkpoint_dirs):
     assert len(stop) == len(set(stop))
 
 
-def test_endoftext_joins_the_7b_stop_ids_when_generation_config_lists_it(tmp_path):
+def test_endoftext_is_a_7b_stop_id_only_when_generation_config_lists_it(tmp_path):
     family = get_family("Hunyuan-MT-7B")
     directory = write_tiny_checkpoint(tmp_path / "hmt", family.name)
-    first = load_checkpoint(directory)
-    endoftext = first.tokenizer.token_to_id("<|endoftext|>")
-    assert endoftext is not None and endoftext not in family.stop_token_ids(first)
+    tokenizer = load_checkpoint(directory).tokenizer
+    eos, endoftext = tokenizer.token_to_id("<|eos|>"), tokenizer.token_to_id("<|endoftext|>")
+    assert None not in (eos, endoftext)
     path = directory / "generation_config.json"
     config = json.loads(path.read_text())
-    config["eos_token_id"] = [first.tokenizer.token_to_id("<|eos|>"), endoftext]
-    path.write_text(json.dumps(config))
-    assert endoftext in family.stop_token_ids(load_checkpoint(directory))
+    for listed, expected in (([eos], (eos,)), ([eos, endoftext], (eos, endoftext))):
+        config["eos_token_id"] = listed
+        path.write_text(json.dumps(config))
+        assert family.stop_token_ids(load_checkpoint(directory)) == expected
 
 
 def test_stop_ids_follow_the_checkpoint_not_constants(tmp_path):

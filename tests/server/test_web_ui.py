@@ -9,14 +9,10 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from dataclasses import dataclass
+import re
 from pathlib import Path
 
+import httpx
 import pytest
 
 pytestmark = pytest.mark.browser
@@ -24,7 +20,6 @@ pytestmark = pytest.mark.browser
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-MAX_CHARS = 400  # the server's --max-chars: small, so an oversize text is quick to type
 SRT = (
     "1\n00:00:01,000 --> 00:00:02,500\nHello there.\n\n"
     "2\n00:00:03,000 --> 00:00:05,000\nHow are you today?\n"
@@ -32,56 +27,10 @@ SRT = (
 TIMINGS = ("00:00:01,000 --> 00:00:02,500", "00:00:03,000 --> 00:00:05,000")
 
 
-@dataclass(frozen=True)
-class RunningServer:
-    url: str
-    max_chars: int
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait_ready(url: str, proc: subprocess.Popen, log: Path, timeout: float = 180.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"hymt serve exited with {proc.returncode}:\n{log.read_text()[-4000:]}")
-        try:
-            with urllib.request.urlopen(f"{url}/ready", timeout=2) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            pass
-        time.sleep(0.3)
-    raise RuntimeError(f"hymt serve not ready after {timeout:.0f} s:\n{log.read_text()[-4000:]}")
-
-
 @pytest.fixture(scope="module")
-def server(tmp_path_factory) -> RunningServer:
-    from hymt.testing import write_tiny_checkpoint
-
-    root = tmp_path_factory.mktemp("web-ui")
-    model_dir = write_tiny_checkpoint(root / "model", "HY-MT1.5-1.8B")
-    port = _free_port()
-    log = root / "server.log"
-    cmd = [sys.executable, "-m", "hymt", "serve", "--model", str(model_dir), "--port", str(port),
-           "--max-chars", str(MAX_CHARS)]
-    with log.open("w") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_ready(url, proc, log)
-        yield RunningServer(url=url, max_chars=MAX_CHARS)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+def server(hymt_server):
+    """The session's real `hymt serve` process (tests/server/conftest.py), default limits."""
+    return hymt_server
 
 
 @pytest.fixture(scope="module")
@@ -137,8 +86,7 @@ def _sse_events(body: str) -> list[tuple[str, dict]]:
 
 
 def test_page_lists_languages_and_shows_status(page, server):
-    with urllib.request.urlopen(f"{server.url}/api/languages") as response:
-        languages = json.load(response)
+    languages = httpx.get(f"{server.url}/api/languages", timeout=10).json()
     assert len(languages) == 38
     target_codes = page.eval_on_selector_all("#tgt-lang option", "os => os.map(o => o.value)")
     source_codes = page.eval_on_selector_all("#src-lang option", "os => os.map(o => o.value)")
@@ -146,8 +94,7 @@ def test_page_lists_languages_and_shows_status(page, server):
     assert source_codes[0] == "auto" and sorted(source_codes[1:]) == sorted(target_codes)
     assert page.inner_text("#src-lang option[value=auto]") == "Detect language"
 
-    with urllib.request.urlopen(f"{server.url}/api/status") as response:
-        status = json.load(response)
+    status = server.status()
     shown = page.inner_text("#status-text")
     assert status["engine"] in shown and status["model"] in shown
     assert page.is_enabled("#translate")
@@ -178,6 +125,10 @@ def test_translation_streams_into_the_output(page, server):
     page.click("#glossary-add")
     page.fill('[aria-label="Source term 1"]', "walk")
     page.fill('[aria-label="Target term 1"]', "Spaziergang")
+    page.click("#glossary-add")
+    page.fill('[aria-label="Source term 2"]', "weather")
+    page.click('[aria-label="Remove term 2"]')
+    assert page.locator("#glossary li").count() == 1
     page.fill("#context", "Two friends chatting.")
     # Count how often the output changes while the answer arrives: streamed, not dropped in at once.
     page.evaluate("""() => { window.outputChanges = 0;
@@ -198,10 +149,11 @@ def test_translation_streams_into_the_output(page, server):
     output = page.inner_text("#output")
     assert output.strip() and output == done[0]["translation"]
     assert page.evaluate("window.outputChanges") >= 1 + min(len(deltas), 2)
-    assert "tokens" in page.inner_text("#stats")
+    assert re.match(r"\d+\.\d\d s", page.inner_text("#stats")), "elapsed time shown"
     assert page.inner_text("#detected").startswith("Detected: "), "auto source shows the detected language"
     assert page.is_enabled("#copy") and page.is_enabled("#download") and page.is_enabled("#swap")
 
+    page.evaluate("document.activeElement.blur()")
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "web-ui.png"), full_page=True)
 
@@ -249,14 +201,16 @@ def test_srt_upload_keeps_timings_and_downloads(page, tmp_path):
 
 
 def test_oversize_text_shows_the_server_error(page, server):
-    page.fill("#source-text", "a" * (server.max_chars + 1))
+    max_chars = server.status()["max_chars"]
+    page.fill("#source-text", "a" * (max_chars + 1))
+    assert page.inner_text("#char-count") == f"{max_chars + 1:,} / {max_chars:,} characters"
     assert "over" in page.get_attribute("#char-count", "class")
     response = _translate(page)
     assert response.status == 413
     page.wait_for_selector("#error:not([hidden])")
     message = page.inner_text("#error-message")
     server_message = response.json()["error"]["message"]
-    assert message == server_message and str(server.max_chars) in message
+    assert message == server_message and str(max_chars) in message
     assert "Field: text" in page.inner_text("#error-detail")
     assert page.get_attribute("#source-text", "aria-invalid") is not None
     ARTIFACTS.mkdir(exist_ok=True)
@@ -273,3 +227,18 @@ def test_unsupported_file_is_refused_in_the_browser(page, tmp_path):
     page.wait_for_selector("#error:not([hidden])")
     assert "slides.pdf" in page.inner_text("#error-message")
     assert page.input_value("#source-text") == ""
+
+
+def test_stop_cancels_the_translation_on_the_server(page, server):
+    # Twelve paragraphs take the tiny model about a minute on two CPU cores; Stop must free the
+    # engine within seconds (the aborted fetch disconnects, and the server cancels on disconnect).
+    paragraphs = "\n\n".join(f"Paragraph {i} of a long letter that takes a while." for i in range(12))
+    page.fill("#source-text", paragraphs)
+    page.click("#translate")
+    page.wait_for_function("document.getElementById('output').textContent.length > 0")
+    assert page.inner_text("#translate") == "Stop"
+    page.click("#translate")
+    page.wait_for_function("document.getElementById('stats').textContent === 'Stopped'")
+    assert page.inner_text("#translate") == "Translate" and page.is_hidden("#error")
+    idle = server.wait_idle(timeout=10)
+    assert idle["running"] == 0 and idle["waiting"] == 0 and idle["queue_depth"] == 0, idle

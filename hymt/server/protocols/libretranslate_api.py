@@ -8,8 +8,8 @@
     GET  /languages  -> [{code, name, targets}]
 
 Alternatives are real: `alternatives=n` (at most 3, text format only) runs n more
-translations of each item with the family's sampled decoding (seeds 1..n) next to the
-greedy one, in the same engine batch; distinct answers different from the main one are
+translations of each item with the family's official sampled decoding next to the greedy
+one, in the same engine batch; the distinct answers that differ from the main one are
 returned, so there may be fewer than n. Errors: {"error": "..."} with 400 / 403 / 429 / 500.
 """
 from __future__ import annotations
@@ -19,7 +19,6 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 
-from hymt.engine.sampling import SamplingParams
 from hymt.server import codes
 from hymt.server.auth import require_key
 from hymt.server.body import get_int, get_str, get_texts, read_body
@@ -29,8 +28,6 @@ from hymt.server.job import TranslateJob, check_limits, language
 
 ALTERNATIVES_LIMIT = 3
 FORMATS = ("text", "html")
-# The official HY-MT sampling (models.md §8): the variety alternatives need.
-_ALTERNATIVE_SAMPLING = SamplingParams(temperature=0.7, top_p=0.6, top_k=20, repetition_penalty=1.05)
 
 
 def build_router(prefix: str) -> APIRouter:
@@ -71,7 +68,7 @@ async def translate(request: Request) -> dict[str, Any]:
     n_alt = wanted if fmt == "text" else 0
 
     async def work():
-        jobs = [job] + [_alternative(job, seed) for seed in range(1, n_alt + 1)]
+        jobs = [job] + [_alternative(job) for _ in range(n_alt)]
         return await asyncio.gather(*(st.service.translate(j) for j in jobs))
 
     main, *alternatives = await execute(request, work)
@@ -79,10 +76,11 @@ async def translate(request: Request) -> dict[str, Any]:
     return _response(main, alternatives, was_list, job.source is None, wanted > 0)
 
 
-def _alternative(job: TranslateJob, seed: int) -> TranslateJob:
+def _alternative(job: TranslateJob) -> TranslateJob:
+    """The same job with the family's official sampling (models.md §8): the variety alternatives need."""
     from dataclasses import replace
 
-    return replace(job, sampling=_ALTERNATIVE_SAMPLING.replace(seed=seed), use_cache=False)
+    return replace(job, sampling="official", use_cache=False)
 
 
 def _response(main: list, alternatives: list[list], was_list: bool, detected: bool, asked: bool) -> dict[str, Any]:

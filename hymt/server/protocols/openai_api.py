@@ -27,7 +27,7 @@ from hymt.server.auth import require_key
 from hymt.server.body import get_bool, get_float, get_int, get_object, read_body
 from hymt.server.context import execute, open_stream, state_of
 from hymt.server.errors import ApiError, render_error
-from hymt.server.job import TranslateJob, check_limits, sampling_from
+from hymt.server.job import DEFAULT_SAMPLING, TranslateJob, check_limits, sampling_from
 from hymt.server.protocols import prompt_guard
 from hymt.server.protocols.chat_render import render_messages
 from hymt.server.service import ChatOutput
@@ -56,22 +56,25 @@ async def chat_completions(request: Request):
         raise ApiError(400, "only n=1 is supported", field="n", valid=["1"])
     stream = get_bool(body, "stream", False)
     include_usage = get_bool(get_object(body, "stream_options") or {}, "include_usage", False)
-    stops = _stops(body.get("stop"))
+    stops = parse_stops(body.get("stop"))
     guard = prompt_guard.plan(messages) if st.settings.prompt_guard else prompt_guard.GuardPlan("chat")
     headers = {"X-Hymt-Prompt-Guard": "rewritten" if guard.kind == "generic" else "passthrough",
                "X-Hymt-Prompt-Kind": guard.kind}
     meta = {"id": f"chatcmpl-{secrets.token_hex(12)}", "created": int(time.time()), "model": st.settings.model_id}
     if guard.kind == "generic":
-        run = _Rewritten(st, guard, _sampling(body, None, explicit_only=True))
+        run = _Rewritten(st, guard, sampling_fields(body, None, explicit_only=True))
     else:
         translator = st.service.require_ready()
         prompt = render_messages(translator.family, translator.checkpoint, messages)
-        run = _Raw(st, prompt, _sampling(body, translator.family.default_sampling))
+        base = translator.family.default_sampling
+        if st.settings.max_tokens is not None:
+            base = base.replace(max_tokens=st.settings.max_tokens)
+        run = RawGeneration(st, prompt, sampling_fields(body, base))
     if stream:
         chunks = lambda: _stream_chunks(run, meta, stops, include_usage)  # noqa: E731
-        return open_stream(request, chunks, _error_chunk, headers=headers)
+        return open_stream(request, chunks, error_chunk, headers=headers)
     output = await execute(request, run.complete)
-    text, reason = _apply_stops(output.text, stops, output.finish_reason)
+    text, reason = apply_stops(output.text, stops, output.finish_reason)
     return JSONResponse(_completion(meta, text, reason, output), headers=headers)
 
 
@@ -111,7 +114,7 @@ _SAMPLING_KEYS = ("temperature", "top_p", "top_k", "repetition_penalty", "max_to
                   "seed", "ignore_eos", "stop_token_ids")
 
 
-def _sampling(body: dict, base: SamplingParams | None, explicit_only: bool = False) -> SamplingParams | None:
+def sampling_fields(body: dict, base: SamplingParams | None, explicit_only: bool = False) -> SamplingParams | None:
     """OpenAI/vLLM sampling fields over `base`; with explicit_only, None when none is given."""
     if explicit_only and not any(body.get(k) is not None for k in _SAMPLING_KEYS):
         return None
@@ -135,13 +138,13 @@ def _sampling(body: dict, base: SamplingParams | None, explicit_only: bool = Fal
     if base is None and "temperature" in values and values["temperature"] > 0:
         base = SamplingParams(top_p=0.6, top_k=20, repetition_penalty=1.05)
     try:
-        return sampling_from(values, base or SamplingParams(repetition_penalty=1.05), "sampling")
+        return sampling_from(values, base or DEFAULT_SAMPLING, "sampling")
     except ApiError as err:
         err.field = err.field.split(".", 1)[-1] if err.field else None
         raise
 
 
-def _stops(value: Any) -> tuple[str, ...]:
+def parse_stops(value: Any) -> tuple[str, ...]:
     if value is None:
         return ()
     if isinstance(value, str):
@@ -151,12 +154,12 @@ def _stops(value: Any) -> tuple[str, ...]:
     raise ApiError(422, "stop must be a string or a list of strings", type="invalid_type", field="stop")
 
 
-def _apply_stops(text: str, stops: tuple[str, ...], reason: str) -> tuple[str, str]:
+def apply_stops(text: str, stops: tuple[str, ...], reason: str) -> tuple[str, str]:
     cut = min((i for i in (text.find(s) for s in stops) if i >= 0), default=-1)
     return (text[:cut], "stop") if cut >= 0 else (text, reason)
 
 
-class _Raw:
+class RawGeneration:
     """A chat sent to the engine as rendered."""
 
     def __init__(self, st, prompt: str, params: SamplingParams):
@@ -217,7 +220,7 @@ class _Rewritten:
                           sum(r.completion_tokens for r in real), reason)
 
 
-def _usage(output: ChatOutput) -> dict[str, int]:
+def usage_of(output: ChatOutput) -> dict[str, int]:
     return {"prompt_tokens": output.prompt_tokens, "completion_tokens": output.completion_tokens,
             "total_tokens": output.prompt_tokens + output.completion_tokens}
 
@@ -226,7 +229,7 @@ def _completion(meta: dict, text: str, reason: str, output: ChatOutput) -> dict[
     return {**meta, "object": "chat.completion",
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "logprobs": None,
                          "finish_reason": reason}],
-            "usage": _usage(output)}
+            "usage": usage_of(output)}
 
 
 def _chunk(meta: dict, delta: dict, reason: str | None = None) -> str:
@@ -243,7 +246,7 @@ async def _stream_chunks(run, meta: dict, stops: tuple[str, ...], include_usage:
             if isinstance(piece, ChatOutput):
                 output = piece
                 break
-            text, cut = _apply_stops(sent + piece, stops, "")
+            text, cut = apply_stops(sent + piece, stops, "")
             if text[len(sent):]:
                 yield _chunk(meta, {"content": text[len(sent):]})
                 sent = text
@@ -254,10 +257,10 @@ async def _stream_chunks(run, meta: dict, stops: tuple[str, ...], include_usage:
         await pieces.aclose()
     yield _chunk(meta, {}, reason or (output.finish_reason if output else "stop"))
     if include_usage:
-        usage = _usage(output) if output else {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+        usage = usage_of(output) if output else {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
         yield event({**meta, "object": "chat.completion.chunk", "choices": [], "usage": usage})
     yield "data: [DONE]\n\n"
 
 
-def _error_chunk(err: ApiError) -> str:
+def error_chunk(err: ApiError) -> str:
     return "data: " + render_error("openai", err).body.decode() + "\n\n" + "data: [DONE]\n\n"

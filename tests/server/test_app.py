@@ -1,0 +1,138 @@
+"""create_app in-process with stand-in translators: readiness gating, engine faults, CORS,
+the UI placeholder, per-app metrics. The real-server tests cover the protocols themselves."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+from fastapi.testclient import TestClient
+
+from hymt.engine.interface import EngineStats
+from hymt.errors import EngineError
+from hymt.languages import get_language
+from hymt.server import app as app_module
+from hymt.server.app import create_app
+from hymt.server.settings import ServerSettings
+from hymt.translate.result import Detection, TranslationResult
+
+
+class EchoTranslator:
+    """Upper-cases the text; `fail_next` makes the next call raise an engine fault."""
+
+    family = None
+    fail_next = False
+
+    def _result(self, text, to):
+        if EchoTranslator.fail_next:
+            EchoTranslator.fail_next = False
+            raise EngineError("simulated CUDA fault")
+        return TranslationResult(text.upper(), get_language("en"), get_language(to), prompt_tokens=3,
+                                 completion_tokens=2, elapsed_s=0.01)
+
+    def translate(self, text, to, source="auto", **kw):
+        return self._result(text, to)
+
+    async def atranslate(self, text, to, source="auto", **kw):
+        return self._result(text, to)
+
+    async def atranslate_batch(self, texts, to, source="auto", **kw):
+        return [self._result(t, to) for t in texts]
+
+    async def adetect(self, text):
+        return Detection(get_language("en"), 0.9)
+
+    def stats(self):
+        return EngineStats(num_running=1, kv_blocks_total=10, kv_blocks_used=4)
+
+    def close(self):
+        pass
+
+
+def _client(factory=lambda s: EchoTranslator(), **settings) -> TestClient:
+    app = create_app(ServerSettings(**settings), translator_factory=factory)
+    return TestClient(app)
+
+
+def test_ready_only_after_load_and_warm_up():
+    release = threading.Event()
+
+    def slow_factory(settings):
+        release.wait(10)
+        return EchoTranslator()
+
+    with _client(slow_factory) as c:
+        assert c.get("/health").json() == {"status": "ok"}
+        assert c.get("/ready").status_code == 503
+        r = c.post("/api/translate", json={"text": "hi", "tgt": "de"})
+        assert r.status_code == 503 and r.headers["retry-after"] == "1"
+        release.set()
+        c.app.state.hymt.service.wait_ready(10)
+        assert c.get("/ready").status_code == 200
+        assert c.post("/api/translate", json={"text": "hi", "tgt": "de"}).json()["translation"] == "HI"
+
+
+def test_failed_load_is_reported():
+    def broken(settings):
+        raise RuntimeError("no such checkpoint")
+
+    with _client(broken) as c:
+        c.app.state.hymt.service.wait_ready(10)
+        ready = c.get("/ready")
+        assert ready.status_code == 503 and "no such checkpoint" in ready.json()["error"]
+        r = c.post("/v2/translate", json={"text": ["x"], "target_lang": "DE"})
+        assert r.status_code == 503 and "no such checkpoint" in r.json()["message"]
+
+
+def test_engine_fault_is_500_and_the_server_keeps_serving():
+    with _client() as c:
+        c.app.state.hymt.service.wait_ready(10)
+        EchoTranslator.fail_next = True
+        r = c.post("/api/translate", json={"text": "hi", "tgt": "de"})
+        assert r.status_code == 500 and r.json()["error"]["type"] == "engine_error"
+        assert "simulated CUDA fault" in r.json()["error"]["message"]
+        assert c.post("/api/translate", json={"text": "ok", "tgt": "de"}).status_code == 200
+
+
+def test_cors_on_responses_and_preflights():
+    with _client(cors_origins=("https://app.example",)) as c:
+        r = c.get("/health", headers={"Origin": "https://app.example"})
+        assert r.headers["access-control-allow-origin"] == "https://app.example"
+        assert "Retry-After" in r.headers["access-control-expose-headers"]
+        pre = c.options("/imme", headers={"Origin": "https://app.example", "Access-Control-Request-Method": "POST",
+                                          "Access-Control-Request-Headers": "authorization,content-type",
+                                          "Access-Control-Request-Private-Network": "true"})
+        assert pre.status_code == 204
+        assert pre.headers["access-control-allow-private-network"] == "true"
+        assert pre.headers["access-control-allow-headers"] == "authorization,content-type"
+        other = c.options("/imme", headers={"Origin": "https://evil.example", "Access-Control-Request-Method": "POST"})
+        assert other.status_code == 403 and "access-control-allow-origin" not in other.headers
+    with _client() as c:  # the default allows any origin
+        assert c.get("/api/languages").headers["access-control-allow-origin"] == "*"
+
+
+def test_ui_placeholder_when_static_is_missing(monkeypatch, tmp_path):
+    monkeypatch.setattr(app_module, "STATIC_DIR", tmp_path / "missing")
+    with _client() as c:
+        r = c.get("/")
+        assert r.status_code == 200 and "web UI is not installed" in r.text
+
+
+def test_each_app_has_its_own_metrics_registry():
+    with _client() as a, _client() as b:
+        a.app.state.hymt.service.wait_ready(10)
+        b.app.state.hymt.service.wait_ready(10)
+        a.post("/api/translate", json={"text": "hi", "tgt": "de"})
+        text_a, text_b = a.get("/metrics").text, b.get("/metrics").text
+        assert 'route="/api/translate",status="200"' in text_a
+        assert 'route="/api/translate"' not in text_b
+        assert "hymt_kv_blocks_free 6.0" in text_b
+
+
+def test_settings_are_validated():
+    with pytest.raises(ValueError, match="engine"):
+        ServerSettings(engine="vllm")
+    with pytest.raises(ValueError, match="openai-base-url"):
+        ServerSettings(engine="openai")
+    with pytest.raises(ValueError, match="max_queue"):
+        ServerSettings(max_queue=0)
+    assert ServerSettings(api_keys=(" k ", "")).api_keys == ("k",)

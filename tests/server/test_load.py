@@ -1,0 +1,58 @@
+"""64 concurrent clients served by the one engine of the session server, memory flat."""
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import psutil
+
+CLIENTS = 64
+RSS_GROWTH_LIMIT_MB = 300
+
+
+def _round(url: str, tag: str) -> list[int]:
+    def one(i: int) -> int:
+        payload = {"text": f"Sentence number {i} of round {tag}.", "src": "en", "tgt": "de",
+                   "sampling": {"max_tokens": 4}, "use_cache": False}
+        with httpx.Client(timeout=120) as c:
+            r = c.post(f"{url}/api/translate", json=payload)
+            assert r.status_code == 200, r.text
+            assert r.json()["usage"]["completion_tokens"] >= 1
+            return r.status_code
+
+    with ThreadPoolExecutor(CLIENTS) as pool:
+        return list(pool.map(one, range(CLIENTS)))
+
+
+def test_64_concurrent_clients_one_engine_flat_memory(hymt_server):
+    process = psutil.Process(hymt_server.proc.pid)
+    _round(hymt_server.url, "warm-up")  # allocator pools, lazily built kernels, first batches
+    hymt_server.wait_idle()
+    before = process.memory_info().rss
+    peak_running = []
+    stop = threading.Event()
+
+    def watch():
+        while not stop.is_set():
+            peak_running.append(hymt_server.status()["running"])
+            time.sleep(0.05)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    started = time.perf_counter()
+    try:
+        statuses = _round(hymt_server.url, "measured")
+    finally:
+        stop.set()
+        watcher.join()
+    elapsed = time.perf_counter() - started
+    after = process.memory_info().rss
+    growth_mb = (after - before) / 2**20
+    print(f"\n{CLIENTS} concurrent clients: {elapsed:.2f} s; server RSS {before / 2**20:.0f} MB -> "
+          f"{after / 2**20:.0f} MB ({growth_mb:+.1f} MB); peak engine batch {max(peak_running)}")
+    assert statuses == [200] * CLIENTS
+    assert max(peak_running) > 1, "concurrent requests share the engine's batch"
+    assert growth_mb < RSS_GROWTH_LIMIT_MB
+    assert hymt_server.wait_idle()["queue_depth"] == 0

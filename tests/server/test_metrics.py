@@ -1,0 +1,57 @@
+"""Prometheus /metrics and the structured access log of the session server."""
+from __future__ import annotations
+
+import json
+import re
+
+
+def _series(text: str) -> dict[str, float]:
+    out = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            name, value = line.rsplit(" ", 1)
+            out[name] = float(value)
+    return out
+
+
+def test_metrics_cover_requests_engine_and_queue(client):
+    assert client.post("/api/translate", json={"text": "Count me.", "tgt": "de"}).status_code == 200
+    assert client.post("/translate", json={"q": "Count me too.", "source": "en", "target": "de"}).status_code == 200
+    assert client.post("/api/translate", json={"text": "x", "tgt": "zz"}).status_code == 400
+    r = client.get("/metrics")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/plain")
+    series = _series(r.text)
+    assert series['hymt_requests_total{protocol="native",route="/api/translate",status="200"}'] >= 1
+    assert series['hymt_requests_total{protocol="native",route="/api/translate",status="400"}'] >= 1
+    assert series['hymt_requests_total{protocol="libretranslate",route="/translate",status="200"}'] >= 1
+    assert series['hymt_request_duration_seconds_count{protocol="native",route="/api/translate"}'] >= 2
+    assert series["hymt_generation_tokens_total"] > 0 and series["hymt_prompt_tokens_total"] > 0
+    assert series["hymt_model_ready"] == 1 and series["hymt_queue_limit"] == 256
+    assert series['hymt_translated_items_total{protocol="native"}'] >= 1
+    for name in ("hymt_queue_depth", "hymt_num_requests_running", "hymt_num_requests_waiting",
+                 "hymt_kv_blocks_used", "hymt_kv_blocks_free", "hymt_gpu_memory_used_bytes",
+                 "hymt_cache_hits_total", "hymt_quality_retries_total"):
+        assert name in series, name
+    assert series["hymt_kv_blocks_free"] > 0
+    # Labels: protocol, route, status only; never addresses or keys.
+    labels = set(re.findall(r"(\w+)=\"", r.text))
+    assert labels <= {"protocol", "route", "status", "le", "reason"}
+
+
+def test_unmatched_paths_do_not_create_series(client):
+    client.get("/no/such/path/12345")
+    text = client.get("/metrics").text
+    assert "12345" not in text and 'route="unmatched"' in text
+
+
+def test_access_log_is_json_without_bodies_or_queries(client, hymt_server):
+    secret_text = "UNIQUE-BODY-TEXT-31337"
+    client.post("/api/translate?token=QUERY-SECRET-777", json={"text": secret_text, "tgt": "de"})
+    log = hymt_server.log_text()
+    assert secret_text not in log and "QUERY-SECRET-777" not in log
+    entries = [json.loads(line) for line in log.splitlines() if line.startswith("{")]
+    access = [e for e in entries if e.get("logger") == "hymt.access" and e.get("path") == "/api/translate"]
+    assert access, "every request is logged"
+    entry = access[-1]
+    assert {"method", "path", "status", "ms", "protocol", "route"} <= set(entry)
+    assert entry["method"] == "POST" and entry["protocol"] == "native" and isinstance(entry["ms"], float)

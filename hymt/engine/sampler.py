@@ -95,6 +95,9 @@ def inverse_cdf_sample(values: torch.Tensor, uniforms: torch.Tensor) -> torch.Te
     return choice.clamp_(max=values.shape[-1] - 1)
 
 
+_U64 = (1 << 64) - 1
+
+
 class Sampler:
     """Turns the runner's logits rows into token ids, one row per sampling sequence.
 
@@ -174,8 +177,10 @@ class Sampler:
         host[:, 1] = [s.params.top_k if 0 < s.params.top_k < vocab else vocab for s in seqs]
         host[:, 2] = [s.params.top_p for s in seqs]
         host[:, 3] = [s.params.repetition_penalty for s in seqs]
-        seeds = np.fromiter((s.seed for s in seqs), dtype=np.uint64, count=n)
-        steps = np.fromiter((s.num_generated - 1 for s in seqs), dtype=np.uint64, count=n)
+        # Masked to 64 bits: numpy >= 2.5 refuses negative ints for uint64 (a profiling
+        # sequence has generated nothing, so its step -1 wraps, as older numpy did).
+        seeds = np.fromiter((s.seed & _U64 for s in seqs), dtype=np.uint64, count=n)
+        steps = np.fromiter(((s.num_generated - 1) & _U64 for s in seqs), dtype=np.uint64, count=n)
         host[:, 4] = counter_uniform(seeds, steps)
         return self._upload(host)
 

@@ -141,6 +141,7 @@ class NativeEngine(Engine):
         self.config = config or EngineConfig()
         self.device = resolve_device(device)
         self.dtype = resolve_dtype(dtype, self.device)
+        self.config = _fit_to_device_budget(self.config, model_config, self.device, self.dtype)
         self.runner = ModelRunner(model, self.config, device=self.device, dtype=self.dtype,
                                   random_weights=random_weights)
         self.vocab_size = self.runner.vocab_size
@@ -305,3 +306,21 @@ class NativeEngine(Engine):
             seq.request_id, seq.prompt, seq.token_ids[seq.num_prompt_tokens :], new, reason is not None,
             reason, None, seq.arrival_time, seq.first_token_time, seq.finish_time,
         )
+
+
+def _fit_to_device_budget(config: EngineConfig, model_config: dict, device: torch.device,
+                          dtype: torch.dtype) -> EngineConfig:
+    """Smaller step sizes under a small CUDA budget (memory.fit_config_to_budget); logged."""
+    if device.type != "cuda" or config.num_kv_blocks is not None:
+        return config
+    from hymt.engine import memory
+
+    total = torch.cuda.get_device_properties(device).total_memory
+    budget = memory.budget_bytes(config, total)
+    weights = memory.estimate_weight_bytes(model_config, dtype, config.quantization)
+    fitted = memory.fit_config_to_budget(config, budget, weights)
+    if fitted != config:
+        logger.info("small memory budget (%.2f GB for %.2f GB of weights): max_num_batched_tokens %d, "
+                    "max_num_seqs %d, cuda_graph_max_bs %d", budget / memory.GB, weights / memory.GB,
+                    fitted.max_num_batched_tokens, fitted.max_num_seqs, fitted.cuda_graph_max_bs)
+    return fitted

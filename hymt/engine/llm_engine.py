@@ -320,7 +320,7 @@ def _fit_to_device_budget(config: EngineConfig, model_config: dict, device: torc
     weights = memory.estimate_weight_bytes(model_config, dtype, config.quantization)
     fitted = memory.fit_config_to_budget(config, budget, weights)
     if fitted != config:
-        logger.info("small memory budget (%.2f GB for %.2f GB of weights): max_num_batched_tokens %d, "
+        log.info("small memory budget (%.2f GB for %.2f GB of weights): max_num_batched_tokens %d, "
                     "max_num_seqs %d, cuda_graph_max_bs %d", budget / memory.GB, weights / memory.GB,
                     fitted.max_num_batched_tokens, fitted.max_num_seqs, fitted.cuda_graph_max_bs)
     return fitted

@@ -1,7 +1,7 @@
 """Full-size config.json of each family, for benchmarks with random weights (models.md §2.1)."""
 from __future__ import annotations
 
-from hymt.testing.tiny_checkpoint import _architecture, tiny_family
+from hymt.testing.tiny_checkpoint import architecture_fields, tiny_family
 
 _SHAPES = {
     "1.8B": dict(
@@ -21,6 +21,6 @@ _SHAPES = {
 def real_shape_config(family: str) -> dict:
     """The real config.json of `family` (bf16, 262,144 positions)."""
     fam = tiny_family(family)
-    config = _architecture(fam.size) | _SHAPES[fam.size]
+    config = architecture_fields(fam.size) | _SHAPES[fam.size]
     config.update(max_position_embeddings=262144, torch_dtype="bfloat16", _name_or_path=f"tencent/{fam.name}")
     return config

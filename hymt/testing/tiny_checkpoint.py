@@ -61,7 +61,7 @@ def tiny_family(name: str) -> TinyFamily:
     raise InvalidInputError(f"unknown family {name!r}; valid families: {valid}", field="family")
 
 
-def _architecture(size: str) -> dict:
+def architecture_fields(size: str) -> dict:
     """The family-level config fields that real checkpoints carry (models.md §2.1)."""
     base = {
         "architectures": ["HunYuanDenseV1ForCausalLM"],
@@ -97,7 +97,7 @@ def tiny_config(family: str) -> dict:
     ids = special_token_ids(fam.kind)
     bos, eos, pad, _ = ROLE_TOKENS[fam.kind]
     vocab_size = tokenizer_vocab_size(fam.kind)
-    config = _architecture(fam.size) | TINY_SIZES
+    config = architecture_fields(fam.size) | TINY_SIZES
     config.update(
         vocab_size=vocab_size, bos_token_id=ids[bos], eos_token_id=ids[eos], pad_token_id=ids[pad],
         torch_dtype="float32", _name_or_path=f"tencent/{fam.name}",
@@ -109,7 +109,12 @@ def tiny_config(family: str) -> dict:
 
 
 def tiny_state_dict(family: str, seed: int = 0) -> dict:
-    """Random float32 weights with the HF names, deterministic for `seed`."""
+    """Random float32 weights with the HF names, deterministic for `seed`.
+
+    Scales are larger than a real init's 0.02 (projections 0.2, embeddings 0.5; norms 1 ± 0.05):
+    at hidden size 64 that small a scale gives near-flat logits, and greedy near-ties make
+    engine-vs-transformers comparisons flaky.
+    """
     import torch
 
     config = tiny_config(family)

@@ -20,23 +20,13 @@ from hymt.engine.batch import ScheduledSeq, StepBatch
 from hymt.engine.config import EngineConfig
 from hymt.engine.cuda_graph import DecodeGraphs, graph_buckets
 from hymt.engine.input_buffers import InputBuffers, StepLayout
+from hymt.engine.models.hunyuan_dense import allocate_kv_cache
 from hymt.engine.sampler import Sampler
 from hymt.engine.sampling import SamplingParams
 from hymt.engine.sequence import Sequence
 from hymt.errors import EngineError
 
 log = logging.getLogger(__name__)
-
-KVCache = tuple[torch.Tensor, torch.Tensor]
-
-
-def allocate_kv_cache(model: Any, num_blocks: int, block_size: int, dtype: torch.dtype, device) -> list[KVCache]:
-    """Per layer (k_cache, v_cache), each [num_blocks, block_size, num_kv_heads, head_dim], zeroed."""
-    shape = (num_blocks, block_size, model.num_kv_heads, model.head_dim)
-    return [
-        (torch.zeros(shape, dtype=dtype, device=device), torch.zeros(shape, dtype=dtype, device=device))
-        for _ in range(model.num_layers)
-    ]
 
 
 class ModelRunner:

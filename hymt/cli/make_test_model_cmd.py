@@ -1,26 +1,54 @@
-"""`hymt make-test-model DIR --family NAME`: write a tiny random checkpoint of a family."""
+"""`hymt make-test-model DIR --family NAME [--real-shape]`: write a random checkpoint of a family.
+
+Tiny by default (tests, trying hymt without weights); `--real-shape` writes the family's
+real shape with random bf16 weights and a full-vocabulary tokenizer (GPU benchmarks).
+"""
 from __future__ import annotations
 
 import argparse
+
+from hymt.errors import InvalidInputError
 
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "make-test-model",
-        help="write a tiny random checkpoint of a model family (for tests and trying hymt without weights)",
+        help="write a random checkpoint of a model family: tiny (tests) or --real-shape (GPU benchmarks)",
     )
     parser.add_argument("directory", help="directory to write (created if missing)")
     parser.add_argument("--family", default="HY-MT1.5-1.8B", help=(
         "official model name whose architecture and tokens to copy, case-insensitive: HY-MT1.5-1.8B, "
         "HY-MT1.5-7B, Hunyuan-MT-7B, Hunyuan-MT-Chimera-7B, Hy-MT2-1.8B, Hy-MT2-7B (default: %(default)s)"))
     parser.add_argument("--seed", type=int, default=0, help="weight seed (default: %(default)s)")
-    parser.add_argument("--shards", type=int, default=1, help="number of safetensors shards (default: 1)")
+    parser.add_argument("--shards", type=int, default=None,
+                        help="number of safetensors shards of a tiny checkpoint (default: 1)")
+    parser.add_argument("--real-shape", action="store_true", help=(
+        "the family's real config and vocabulary with random bf16 weights (3.6 GB for 1.8B, 15 GB for 7B), "
+        "written shard by shard (2 GiB each)"))
+    parser.add_argument("--num-layers", type=int, default=None,
+                        help="with --real-shape: fewer decoder layers (smoke tests)")
+    parser.add_argument("--hidden-size", type=int, default=None,
+                        help="with --real-shape: a smaller hidden size (smoke tests); the vocabulary stays real")
     parser.set_defaults(func=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
-    from hymt.testing import write_tiny_checkpoint
+    from hymt.testing import write_real_shape_checkpoint, write_tiny_checkpoint
 
-    path = write_tiny_checkpoint(args.directory, args.family, seed=args.seed, num_shards=args.shards)
+    if args.real_shape:
+        if args.shards is not None:
+            raise InvalidInputError(
+                "--shards applies to tiny checkpoints; --real-shape shards by size", field="shards"
+            )
+        path = write_real_shape_checkpoint(
+            args.directory, args.family, seed=args.seed, num_layers=args.num_layers,
+            hidden_size=args.hidden_size, progress=True,
+        )
+    else:
+        for name in ("num_layers", "hidden_size"):
+            if getattr(args, name) is not None:
+                flag = "--" + name.replace("_", "-")
+                raise InvalidInputError(f"{flag} needs --real-shape (tiny checkpoints have fixed sizes)", field=name)
+        path = write_tiny_checkpoint(args.directory, args.family, seed=args.seed, num_shards=args.shards or 1)
     print(path)
     return 0

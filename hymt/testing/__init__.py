@@ -1,4 +1,9 @@
 """Checkpoints without downloads: tiny models of each family for tests, real shapes for benchmarks."""
+from hymt.testing.real_shape_checkpoint import (
+    REAL_SPECIAL_IDS,
+    real_shape_checkpoint_config,
+    write_real_shape_checkpoint,
+)
 from hymt.testing.real_shapes import real_shape_config
 from hymt.testing.tiny_checkpoint import (
     TINY_FAMILIES,
@@ -11,6 +16,6 @@ from hymt.testing.tiny_checkpoint import (
 FAMILY_NAMES = tuple(f.name for f in TINY_FAMILIES)
 
 __all__ = [
-    "FAMILY_NAMES", "real_shape_config", "tiny_config", "tiny_state_dict", "write_tiny_checkpoint",
-    "write_tiny_metadata",
+    "FAMILY_NAMES", "REAL_SPECIAL_IDS", "real_shape_checkpoint_config", "real_shape_config", "tiny_config",
+    "tiny_state_dict", "write_real_shape_checkpoint", "write_tiny_checkpoint", "write_tiny_metadata",
 ]

@@ -12,7 +12,7 @@ from importlib import resources
 from pathlib import Path
 
 from hymt.errors import InvalidInputError
-from hymt.testing.tokenizer_builder import special_token_ids, tokenizer_json, tokenizer_vocab_size
+from hymt.testing.tokenizer_builder import added_special_ids, special_token_ids, tokenizer_json, tokenizer_vocab_size
 
 
 @dataclass(frozen=True)
@@ -149,8 +149,7 @@ def tiny_state_dict(family: str, seed: int = 0) -> dict:
     return state
 
 
-def _generation_config(fam: TinyFamily) -> dict:
-    ids = special_token_ids(fam.kind)
+def _generation_config(fam: TinyFamily, ids: dict[str, int]) -> dict:
     bos, eos, pad, extra = ROLE_TOKENS[fam.kind]
     eos_ids = [ids[eos]] + ([ids[extra]] if extra else [])
     return {
@@ -159,11 +158,11 @@ def _generation_config(fam: TinyFamily) -> dict:
     }
 
 
-def _tokenizer_config(fam: TinyFamily) -> dict:
+def _tokenizer_config(fam: TinyFamily, model_max_length: int) -> dict:
     bos, eos, pad, _ = ROLE_TOKENS[fam.kind]
     return {
         "tokenizer_class": "PreTrainedTokenizerFast", "bos_token": bos, "eos_token": eos,
-        "pad_token": pad, "add_bos_token": False, "add_eos_token": False, "model_max_length": 2048,
+        "pad_token": pad, "add_bos_token": False, "add_eos_token": False, "model_max_length": model_max_length,
     }
 
 
@@ -232,16 +231,22 @@ def write_tiny_checkpoint(
     return directory
 
 
-def write_tiny_metadata(directory, family: str, config: dict | None = None) -> Path:
-    """Write every file but the weights: config, generation config, tokenizer, chat template."""
+def write_tiny_metadata(directory, family: str, config: dict | None = None, *, tokenizer: str | None = None) -> Path:
+    """Write every file but the weights: config, generation config, tokenizer, chat template.
+
+    `tokenizer` is a tokenizer.json text (default: the family's tiny tokenizer); the
+    generation config names the ids its special tokens have there.
+    """
     fam = tiny_family(family)
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     config = tiny_config(fam.name) if config is None else config
+    tokenizer = tokenizer_json(fam.kind) if tokenizer is None else tokenizer
+    ids = added_special_ids(tokenizer)
     (directory / "config.json").write_text(json.dumps(config, indent=2, ensure_ascii=False), encoding="utf-8")
-    (directory / "generation_config.json").write_text(json.dumps(_generation_config(fam), indent=2))
-    (directory / "tokenizer.json").write_text(tokenizer_json(fam.kind), encoding="utf-8")
-    tok_config = _tokenizer_config(fam)
+    (directory / "generation_config.json").write_text(json.dumps(_generation_config(fam, ids), indent=2))
+    (directory / "tokenizer.json").write_text(tokenizer, encoding="utf-8")
+    tok_config = _tokenizer_config(fam, int(config.get("max_position_embeddings", 2048)))
     (directory / "tokenizer_config.json").write_text(
         json.dumps(tok_config, indent=2, ensure_ascii=False), encoding="utf-8"
     )

@@ -4,7 +4,7 @@
     tr.translate("It's on the house.", to="zh").text
     tr.translate_batch(["...", "..."], to="ja")       # one engine batch, results in order
     tr.translate_document(book, to="de", format="markdown", progress=tqdm(...))
-    for piece in tr.stream("...", to="fr"): ...
+    for piece in tr.stream("...", to="fr"): ...        # text pieces; the stream's .result after
 
 Every call goes through the one AsyncEngine (thread-safe), so a Translator may be shared by
 threads and by the server's event loop (the `a*` twins).
@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +27,7 @@ from hymt.translate.document import DEFAULT_MAX_SEGMENT_TOKENS
 from hymt.translate.options import make_options
 from hymt.translate.pipeline import LoadedModel, Pipeline, Progress, Round, check_text
 from hymt.translate.result import Detection, TranslationResult
-from hymt.translate.streaming import astream_plan, stream_plan
+from hymt.translate.streaming import TranslationStream, astream_plan, stream_plan
 
 logger = logging.getLogger(__name__)
 
@@ -143,14 +143,16 @@ class Translator:
     def stream(
         self, text: str, to, source="auto", *, glossary=None, context=None, style=None, template=None,
         format="text", sampling=None, use_cache=True,
-    ) -> Iterator[str]:
-        """Yield the translation in pieces as tokens arrive, segment after segment; the
-        pieces join to the whole translation, markup and whitespace kept. Streaming cannot
-        take text back, so the quality guard records issues but does not retry here."""
+    ) -> TranslationStream:
+        """The translation in pieces as tokens arrive, segment after segment: iterate the
+        returned stream for text (the pieces join to the whole translation, markup and
+        whitespace kept); once they are all out, its `result` is the TranslationResult with
+        the token counts. Streaming cannot take text back, so the quality guard records
+        issues but does not retry here (the counts are those of the one attempt)."""
         options = dict(glossary=glossary, context=context, style=style, template=template, format=format,
                        sampling=sampling, use_cache=use_cache)
         plan = self._plan([check_text(text)], to, source, options)
-        return stream_plan(self._pipeline, plan, self._engine)
+        return TranslationStream(stream_plan(self._pipeline, plan, self._engine))
 
     def detect(self, text: str) -> Detection:
         """The language of `text` (language None and confidence 0 when it has no letters)."""
@@ -166,10 +168,12 @@ class Translator:
     async def atranslate_batch(self, texts: list[str], to, source="auto", **kwargs) -> list[TranslationResult]:
         return await self._atranslate(_check_texts(texts), to, source, None, kwargs)
 
-    async def astream(self, text: str, to, source="auto", **kwargs) -> AsyncIterator[str]:
+    async def astream(self, text: str, to, source="auto", **kwargs) -> AsyncIterator[str | TranslationResult]:
+        """`stream` for the server: the text pieces (str), then, as the last item, the
+        TranslationResult of what was streamed (token counts, issues, detection)."""
         plan = await asyncio.to_thread(self._plan, [check_text(text)], to, source, kwargs)
-        async for piece in astream_plan(self._pipeline, plan, self._engine):
-            yield piece
+        async for item in astream_plan(self._pipeline, plan, self._engine):
+            yield item
 
     async def adetect(self, text: str) -> Detection:
         return await asyncio.to_thread(self.detect, text)

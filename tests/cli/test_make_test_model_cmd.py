@@ -17,3 +17,32 @@ def test_unknown_family_is_an_error(tmp_path, capsys):
     assert main(["make-test-model", str(tmp_path / "m"), "--family", "gpt-2"]) == 2
     assert "HY-MT1.5-1.8B" in capsys.readouterr().err
     assert not (tmp_path / "m").exists()
+
+
+def test_real_shape_writes_the_full_vocabulary_with_a_progress_bar(tmp_path, capsys):
+    import json
+
+    target = tmp_path / "real"
+    args = ["make-test-model", str(target), "--family", "Hy-MT2-7B", "--real-shape", "--num-layers", "1",
+            "--hidden-size", "16"]
+    assert main(args) == 0
+    out, err = capsys.readouterr()
+    assert out.strip() == str(target)
+    assert "writing shards" in err and "100%" in err
+    config = json.loads((target / "config.json").read_text())
+    assert config["vocab_size"] == 128167 and config["num_hidden_layers"] == 1 and config["hidden_size"] == 16
+    index = json.loads((target / "model.safetensors.index.json").read_text())
+    assert "model.layers.0.mlp.down_proj.weight" in index["weight_map"]
+    ckpt = load_checkpoint(target)
+    assert ckpt.tokenizer.get_vocab_size() == 128167
+    assert ckpt.special_tokens["<|extra_0|>"] == 127962 and ckpt.eos_token_ids == (127960, 127957)
+
+
+def test_real_shape_flag_conflicts(tmp_path, capsys):
+    assert main(["make-test-model", str(tmp_path / "a"), "--real-shape", "--shards", "3"]) == 2
+    assert "--shards" in capsys.readouterr().err
+    assert main(["make-test-model", str(tmp_path / "b"), "--num-layers", "2"]) == 2
+    assert "--real-shape" in capsys.readouterr().err
+    assert main(["make-test-model", str(tmp_path / "c"), "--real-shape", "--hidden-size", "0"]) == 2
+    assert "hidden_size" in capsys.readouterr().err
+    assert not any((tmp_path / name).exists() for name in "abc")

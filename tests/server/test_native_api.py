@@ -1,11 +1,17 @@
 """hymt's native API (/api/...) against a real `hymt serve` process on a tiny checkpoint."""
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
+from fastapi.testclient import TestClient
 
+from hymt.engine.interface import Engine
+from hymt.engine.outputs import RequestOutput
 from hymt.languages import supported_codes
+from hymt.server.app import create_app
+from hymt.server.settings import ServerSettings
 
 SHORT = {"max_tokens": 6}
 
@@ -69,6 +75,83 @@ def test_stream_sends_deltas_then_done(client):
     done = events[-1][1]
     assert done["translation"] == "".join(d["text"] for n, d in events if n == "delta")
     assert done["src"] == "en" and done["tgt"] == "de"
+    for key in ("prompt_tokens", "completion_tokens"):
+        assert isinstance(done["usage"][key], int) and done["usage"][key] > 0, done["usage"]
+    assert done["results"][0]["usage"] == done["usage"]
+
+
+def test_stream_done_counts_the_tokens_of_the_request(client):
+    # ignore_eos: the greedy answer is exactly 6 tokens, streamed or not.
+    payload = {"text": "Count these tokens, please.", "src": "en", "tgt": "de", "use_cache": False,
+               "sampling": {"max_tokens": 6, "ignore_eos": True}}
+    with client.stream("POST", "/api/translate/stream", json=payload) as r:
+        done = _sse(r.iter_lines())[-1][1]
+    plain = client.post("/api/translate", json=payload).json()
+    assert done["usage"]["completion_tokens"] == 6 and done["retried"] is False
+    # The answer is cut at max_tokens, so /api/translate retries it once with the same prompt
+    # (the stream cannot take text back and does not).
+    assert plain["retried"] is True
+    assert plain["usage"]["prompt_tokens"] == 2 * done["usage"]["prompt_tokens"] > 0
+
+
+ANSWER = "Guten Morgen, wie geht es dir heute?"
+
+
+class _OneAnswerEngine(Engine):
+    """Answers every prompt with ANSWER, a token per step, then ends its turn: a model whose
+    answers pass the quality guard, so /api/translate does not retry."""
+
+    def __init__(self, checkpoint) -> None:
+        self.answer = checkpoint.encode(ANSWER)
+        self.live: dict[str, tuple[list[int], list[int], list[int]]] = {}
+        self.ids = itertools.count()
+
+    def add_request(self, prompt_token_ids, params, request_id=None) -> str:
+        request_id = request_id or f"r{next(self.ids)}"
+        self.live[request_id] = (list(prompt_token_ids), self.answer[: params.max_tokens], [0])
+        return request_id
+
+    def step(self) -> list[RequestOutput]:
+        outputs = []
+        for request_id, (prompt, answer, sent) in list(self.live.items()):
+            sent[0] += 1
+            done = sent[0] >= len(answer)
+            outputs.append(RequestOutput(request_id, prompt, token_ids=answer[: sent[0]],
+                                         new_token_ids=answer[sent[0] - 1 : sent[0]], finished=done,
+                                         finish_reason="stop" if done else None))
+            if done:
+                del self.live[request_id]
+        return outputs
+
+    def abort(self, request_id: str) -> None:
+        self.live.pop(request_id, None)
+
+    def has_unfinished(self) -> bool:
+        return bool(self.live)
+
+
+def test_stream_done_usage_equals_translate(tiny_model_dir):
+    from hymt.checkpoint import load_checkpoint
+    from hymt.translate import Translator
+
+    def factory(settings):
+        return Translator(str(tiny_model_dir), engine=_OneAnswerEngine(load_checkpoint(tiny_model_dir)), cache=False)
+
+    payload = {"text": "Good morning, how are you today?\n\nFine, thank you.", "src": "en", "tgt": "de"}
+    app = create_app(ServerSettings(model=str(tiny_model_dir)), translator_factory=factory)
+    with TestClient(app) as c:
+        assert app.state.hymt.service.wait_ready(60)
+        plain = c.post("/api/translate", json=payload).json()
+        with c.stream("POST", "/api/translate/stream", json=payload) as r:
+            events = _sse(r.iter_lines())
+    name, done = events[-1]
+    assert name == "done" and plain["retried"] is False and plain["issues"] == []
+    assert done["translation"] == plain["translation"] == f"{ANSWER}\n\n{ANSWER}"
+    assert done["usage"] == plain["usage"]
+    assert done["results"][0]["segments"] == plain["results"][0]["segments"] == 2
+    for key in ("prompt_tokens", "completion_tokens"):
+        assert isinstance(done["usage"][key], int) and done["usage"][key] > 0
+    assert done["usage"]["completion_tokens"] == 2 * len(load_checkpoint(tiny_model_dir).encode(ANSWER))
 
 
 def test_stream_rejects_a_list(client):

@@ -74,3 +74,34 @@ def test_corpus_scripts_compress(tokenizer):
     _, tok = tokenizer
     text = "Translate the following segment into Chinese, without additional explanation."
     assert len(tok.encode(text, add_special_tokens=False).ids) < len(text.encode()) / 2
+
+
+def _padded(size=1000, specials=(("<|eos|>", 700), ("<|pad|>", 999))):
+    from hymt.testing.tokenizer_builder import padded_tokenizer_json
+
+    return Tokenizer.from_str(padded_tokenizer_json("hy-7b", size, specials))
+
+
+def test_padded_tokenizer_fills_every_id_and_keeps_encoding():
+    tok, tiny = _padded(), Tokenizer.from_str(tokenizer_json("hy-7b"))
+    assert tok.get_vocab_size() == 1000 and tok.id_to_token(1000) is None
+    assert tok.token_to_id("<|eos|>") == 700 and tok.token_to_id("<|pad|>") == 999
+    words = [tok.decode([i]) for i in range(tiny.get_vocab_size(), 1000) if i not in (700, 999)]
+    assert len(set(words)) == len(words) and all(w.startswith(" ") and w[1:].isalpha() for w in words)
+    for text in SAMPLES:
+        assert tok.encode(text, add_special_tokens=False).ids == tiny.encode(text, add_special_tokens=False).ids
+    assert tok.encode("a<|eos|>b", add_special_tokens=False).ids.count(700) == 1
+    assert tok.decode([5, 700, 600], skip_special_tokens=True) == tok.decode([5, 600])
+
+
+@pytest.mark.parametrize("specials", [
+    (("<|eos|>", 3),),  # inside the trained BPE ids
+    (("<|eos|>", 1000),),  # past the vocabulary
+    (("<|eos|>", 700), ("<|pad|>", 700)),  # one id twice
+])
+def test_padded_tokenizer_rejects_bad_special_ids(specials):
+    from hymt.errors import InvalidInputError
+
+    with pytest.raises(InvalidInputError) as info:
+        _padded(specials=specials)
+    assert info.value.field == "special_ids"

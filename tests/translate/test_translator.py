@@ -8,6 +8,7 @@ import pytest
 
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import InvalidInputError, UnknownLanguageError, UnsupportedTemplateError
+from hymt.translate.result import TranslationResult
 from translate_samples import HTML, MARKDOWN, SAMPLES, SRT, source_of
 
 ROUNDTRIPS = [
@@ -118,12 +119,15 @@ def test_async_twins(make_translator):
     async def main():
         one = await translator.atranslate("Hello everyone out there.", to="fr", source="en")
         many = await translator.atranslate_batch(["Hello everyone.", "Hi all of you."], to="fr", source="en")
-        pieces = [p async for p in translator.astream("Hello everyone out there.", to="fr", source="en")]
-        return one, many, pieces
+        items = [p async for p in translator.astream("Hello everyone out there.", to="fr", source="en")]
+        return one, many, items
 
-    one, many, pieces = asyncio.run(main())
+    one, many, items = asyncio.run(main())
     assert one.text == "Bonjour tout le monde." and len(many) == 2
-    assert "".join(pieces) == one.text
+    *pieces, last = items
+    assert all(isinstance(p, str) for p in pieces) and "".join(pieces) == one.text
+    assert isinstance(last, TranslationResult) and last.text == one.text
+    assert (last.prompt_tokens, last.completion_tokens) == (one.prompt_tokens, one.completion_tokens)
 
 
 def test_progress_callback(make_translator):

@@ -60,13 +60,59 @@ def kv_shape_from_config(model_config: dict, dtype: torch.dtype) -> KVShape:
     return KVShape(int(model_config["num_hidden_layers"]), kv_heads, head_dim, dtype)
 
 
-def kv_cache_dtype(config: EngineConfig, model_dtype: torch.dtype) -> torch.dtype:
+#: Compute capability Triton's float8e4nv (the fp8 KV cache's dtype in the kernels) needs: Ada / Hopper.
+FP8_MIN_CAPABILITY = (8, 9)
+
+
+def kv_cache_dtype(config: EngineConfig, model_dtype: torch.dtype, device: torch.device | str | None = None
+                   ) -> torch.dtype:
+    """The paged cache's dtype for `config.kv_cache_dtype` ("auto" = the model dtype).
+
+    "fp8" is torch.float8_e4m3fn stored WITHOUT a scale (scale 1.0): K is stored after the
+    QK-norm, so its entries are O(1) (times the norm weight), and V, the projection of an
+    RMS-normed hidden state, is expected to be of the same order (not yet measured on the
+    real checkpoints; tools/gpu_check_model.py is where to look). e4m3 keeps 3 mantissa bits
+    (relative rounding error <= 2^-4) over [2^-6, 448]; smaller magnitudes lose precision
+    (subnormals down to 2^-9, below that 0) and values beyond +-448 saturate at +-448
+    (kv_store.to_cache_dtype; the Triton store uses a saturating cast). A per-tensor scale
+    would only be needed for activations outside that range. Half the bytes of bf16, so
+    twice the KV blocks at the same budget.
+
+    On CUDA, fp8 needs compute capability >= 8.9 (FP8_MIN_CAPABILITY); older GPUs get an
+    EngineError naming the values valid there. `device` None skips that check.
+    """
     if config.kv_cache_dtype == "auto":
         return model_dtype
     dtype = KV_DTYPES[config.kv_cache_dtype]
     if dtype is None:
         raise EngineError(f"kv_cache_dtype {config.kv_cache_dtype!r} needs a torch build with float8")
+    if config.kv_cache_dtype == "fp8" and device is not None:
+        check_fp8_kv_device(torch.device(device))
     return dtype
+
+
+def check_fp8_kv_device(device: torch.device) -> None:
+    """EngineError when `device` is a GPU too old for an fp8 KV cache (CPU is always fine)."""
+    if device.type != "cuda":
+        return
+    capability = torch.cuda.get_device_capability(device)
+    if tuple(capability) >= FP8_MIN_CAPABILITY:
+        return
+    valid = ", ".join(repr(name) for name in ("auto", *KV_DTYPES) if name != "fp8")
+    need = ".".join(map(str, FP8_MIN_CAPABILITY))
+    raise EngineError(
+        f"kv_cache_dtype 'fp8' needs a GPU of compute capability >= {need} (Ada, Hopper or newer; "
+        f"Triton's float8e4nv); {device} is {capability[0]}.{capability[1]}. "
+        f"Valid kv_cache_dtype values on this device: {valid}"
+    )
+
+
+def kv_dtype_name(dtype: torch.dtype) -> str:
+    """The EngineConfig name of a cache dtype ("bf16", "fp8", ...); str(dtype) for others."""
+    for name, known in KV_DTYPES.items():
+        if known is not None and known == dtype:
+            return name
+    return str(dtype).removeprefix("torch.")
 
 
 @dataclass(frozen=True)
@@ -79,6 +125,7 @@ class MemoryReport:
         device_total_bytes: the device's memory (0 on CPU).
         weights_bytes: model weights as loaded (after quantization).
         kv_cache_bytes / num_kv_blocks / kv_block_bytes / block_size: the paged cache.
+        kv_cache_dtype: the cache's element type, as EngineConfig names it ("bf16", "fp8", ...).
         activation_bytes: peak extra memory of a max_num_batched_tokens forward + sampling.
         cuda_graph_bytes: memory held by the captured decode graphs (0 when eager).
         sampler_bytes: the sampler's per-sequence penalty table.
@@ -97,6 +144,7 @@ class MemoryReport:
     cuda_graph_bytes: int
     sampler_bytes: int
     peak_bytes: int
+    kv_cache_dtype: str
 
     @property
     def kv_tokens(self) -> int:
@@ -111,8 +159,8 @@ class MemoryReport:
 
         return (
             f"memory on {self.device}: budget {gb(self.budget_bytes)}, weights {gb(self.weights_bytes)}, "
-            f"KV {gb(self.kv_cache_bytes)} ({self.num_kv_blocks} blocks x {self.block_size} tokens = "
-            f"{self.kv_tokens} tokens), activations {gb(self.activation_bytes)}, "
+            f"KV {self.kv_cache_dtype} {gb(self.kv_cache_bytes)} ({self.num_kv_blocks} blocks x "
+            f"{self.block_size} tokens = {self.kv_tokens} tokens), activations {gb(self.activation_bytes)}, "
             f"CUDA graphs {gb(self.cuda_graph_bytes)}, sampler {gb(self.sampler_bytes)}, "
             f"peak {gb(self.peak_bytes)}"
         )
@@ -137,15 +185,25 @@ def estimate_weight_bytes(model_config: dict, dtype: torch.dtype, quantization: 
     other = vocab * h * (1 if model_config.get("tie_word_embeddings", True) else 2)
     other += kv.num_layers * (2 * h + 2 * kv.head_dim) + h
     elem = torch.empty((), dtype=dtype).element_size()
-    per_linear = {None: elem, "int8": 1, "fp8": 1, "int4": 0.5}.get(quantization, elem)
+    per_linear = elem
+    if quantization is not None:
+        from hymt.engine.quant.schemes import SCHEMES
+
+        if quantization in SCHEMES:
+            per_linear = SCHEMES[quantization].bytes_per_weight()
     return int(linear * per_linear + other * elem)
 
 
-#: Below this much room beyond the weights, step sizes shrink (fit_config_to_budget).
-SMALL_BUDGET_HEADROOM_BYTES = 8 * GB
-#: The step sizes used under a small budget (measured on an H200, 1.8B shape in 8 GB:
-#: 506 req/s with the defaults, 1,292 req/s with these; docs/BENCHMARKS.md).
-SMALL_BUDGET_STEP = {"max_num_batched_tokens": 4096, "max_num_seqs": 256, "cuda_graph_max_bs": 256}
+#: Step sizes by the room a budget leaves beyond the weights, tightest last: below
+#: `headroom` bytes the engine takes `step` (fit_config_to_budget). Measured on an H200: the
+#: 1.8B shape in 8 GB gave 506 req/s with the defaults and 1,292 req/s with the 8 GB tier's
+#: sizes (docs/BENCHMARKS.md); the 3 GB tier keeps the activation peak and the decode graphs
+#: under ~1 GB for the 7B-in-8-GB and 1.8B-in-3-GB int4 configurations.
+SMALL_BUDGET_TIERS = (
+    (8 * GB, {"max_num_batched_tokens": 4096, "max_num_seqs": 256, "cuda_graph_max_bs": 256}),
+    (3 * GB, {"max_num_batched_tokens": 2048, "max_num_seqs": 128, "cuda_graph_max_bs": 128}),
+)
+SMALL_BUDGET_HEADROOM_BYTES, SMALL_BUDGET_STEP = SMALL_BUDGET_TIERS[0]
 
 
 def fit_config_to_budget(config: EngineConfig, budget: int, weight_bytes: int) -> EngineConfig:
@@ -155,11 +213,14 @@ def fit_config_to_budget(config: EngineConfig, budget: int, weight_bytes: int) -
     cuda_graph_max_bs; at the defaults they take ~4 GB, which in an 8 GB budget starves the
     KV cache. Only fields still at their defaults change: an explicit choice is kept.
     """
-    if budget - weight_bytes >= SMALL_BUDGET_HEADROOM_BYTES:
+    step = None
+    for headroom, sizes in SMALL_BUDGET_TIERS:
+        if budget - weight_bytes < headroom:
+            step = sizes
+    if step is None:
         return config
     defaults = EngineConfig()
-    changes = {name: value for name, value in SMALL_BUDGET_STEP.items()
-               if getattr(config, name) == getattr(defaults, name)}
+    changes = {name: value for name, value in step.items() if getattr(config, name) == getattr(defaults, name)}
     if not changes:
         return config
     from dataclasses import replace

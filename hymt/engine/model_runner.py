@@ -55,12 +55,13 @@ class ModelRunner:
         self.device = torch.device(device)
         self.dtype = dtype
         self.is_cuda = self.device.type == "cuda"
+        # Before loading the weights: an fp8 cache on a GPU without fp8 fails fast.
+        self.kv_dtype = mem.kv_cache_dtype(config, dtype, self.device)
         self.block_size = config.block_size
         self.max_cols = -(-config.max_model_len // config.block_size)
         self.budget_bytes = self._check_budget_before_load(getattr(source, "config", source))
         self.model = self._load_measured(source, random_weights, model)
         self.vocab_size = int(self.model.vocab_size)
-        self.kv_dtype = mem.kv_cache_dtype(config, dtype)
         self.kv_block_bytes = (
             2 * self.model.num_layers * self.block_size * self.model.num_kv_heads * self.model.head_dim
             * torch.empty((), dtype=self.kv_dtype).element_size()
@@ -302,6 +303,7 @@ class ModelRunner:
             cuda_graph_bytes=self.graphs.pool_bytes,
             sampler_bytes=self.sampler.state_bytes,
             peak_bytes=peak,
+            kv_cache_dtype=mem.kv_dtype_name(self.kv_dtype),
         )
 
     def close(self) -> None:

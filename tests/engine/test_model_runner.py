@@ -107,6 +107,7 @@ def test_runner_memory_report_on_cpu(runner):
     per_block = 2 * 2 * BS * 2 * 16 * 4  # K+V x layers x tokens x kv heads x head_dim x fp32
     assert report.kv_block_bytes == per_block and report.kv_cache_bytes == 12 * per_block
     assert report.weights_bytes > 0 and report.budget_bytes is None
+    assert report.kv_cache_dtype == "fp32"  # "auto" = the model dtype
     assert len(runner.graphs) == 0  # CPU: always eager
 
 

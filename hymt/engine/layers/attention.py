@@ -7,7 +7,9 @@ Paths, chosen by device:
 - CUDA + Triton: `paged_prefill` for any step with a query longer than one token (mixed
   prefill + decode steps included), `paged_decode` (split-K, graph-capturable) for
   decode-only steps.
-Scores are scaled by 1/sqrt(head_dim) and softmaxed in fp32.
+Scores are scaled by 1/sqrt(head_dim) and softmaxed in fp32. The cache may be narrower than
+q (an fp8 cache, memory.kv_cache_dtype): K/V are cast to it when stored and widened back to
+fp32 when read, on both paths.
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from torch import nn
 
 from hymt.engine.attention_metadata import AttentionMetadata
 from hymt.engine.layers.backend import next_pow2, use_triton
-from hymt.engine.layers.kv_store import store_kv
+from hymt.engine.layers.kv_store import read_blocks, store_kv
 
 
 def triton_attention_supported(head_dim: int) -> bool:
@@ -85,8 +87,8 @@ def paged_attention_torch(
         if q_len == 0 or seq_len == 0:
             continue
         blocks = meta.block_tables[i, : math.ceil(seq_len / block_size)].long()
-        k = k_cache[blocks].flatten(0, 1)[:seq_len]  # [S, KV, D]
-        v = v_cache[blocks].flatten(0, 1)[:seq_len]
+        k = read_blocks(k_cache, blocks).flatten(0, 1)[:seq_len]  # [S, KV, D], cache dtype
+        v = read_blocks(v_cache, blocks).flatten(0, 1)[:seq_len]
         k = k.to(torch.float32).repeat_interleave(group, dim=1)  # [S, H, D]
         v = v.to(torch.float32).repeat_interleave(group, dim=1)
         scores = torch.einsum("qhd,khd->hqk", q[lo:hi].to(torch.float32), k) * scale  # [H, q, S]

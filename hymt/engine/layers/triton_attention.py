@@ -8,6 +8,9 @@ K/V tile is read once per group, not once per query head):
   Its grid depends only on the number of sequences and the block-table width, never on
   context lengths, and it syncs nothing with the host: safe to capture in a CUDA graph.
 K/V tiles are gathered token by token through the block table, so any block size works.
+The cache may be in a narrower dtype than q (fp8 e4m3, no scale: memory.kv_cache_dtype);
+tiles are widened to fp32 on load, then rounded to q's dtype for tl.dot (exact for fp8 and
+for a cache in q's own dtype, where the compiler folds the round trip away).
 Softmax runs in fp32 with exp2 (scores pre-scaled by log2 e).
 """
 from __future__ import annotations
@@ -27,10 +30,10 @@ _MAX_SPLITS = 16
 
 @triton.jit
 def _kv_tile(cache_ptr, bt_row_ptr, n, n_mask, kvh, d, stride_b, stride_s, stride_h, BLOCK_SIZE: tl.constexpr):
-    """Gather K or V rows for context positions n [BLOCK_N] -> [BLOCK_N, D]."""
+    """Gather K or V rows for context positions n [BLOCK_N] -> [BLOCK_N, D] fp32."""
     blk = tl.load(bt_row_ptr + n // BLOCK_SIZE, mask=n_mask, other=0).to(tl.int64)
     ptrs = cache_ptr + blk[:, None] * stride_b + (n % BLOCK_SIZE)[:, None] * stride_s + kvh * stride_h + d[None, :]
-    return tl.load(ptrs, mask=n_mask[:, None], other=0.0)
+    return tl.load(ptrs, mask=n_mask[:, None], other=0.0).to(tl.float32)
 
 
 @triton.jit

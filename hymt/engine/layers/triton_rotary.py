@@ -57,10 +57,13 @@ def _rope_norm_store_kernel(
             tl.store(kc_ptr + cache_off, y1.to(kdt), mask=is_k[:, None])
             tl.store(kc_ptr + cache_off + HALF, y2.to(kdt), mask=is_k[:, None])
             v_off = cache_off - NUM_KV * D
-            v1 = tl.load(base, mask=is_v[:, None], other=0.0)
-            v2 = tl.load(base + HALF, mask=is_v[:, None], other=0.0)
-            tl.store(vc_ptr + v_off, v1.to(vc_ptr.dtype.element_ty), mask=is_v[:, None])
-            tl.store(vc_ptr + v_off + HALF, v2.to(vc_ptr.dtype.element_ty), mask=is_v[:, None])
+            # Through fp32: a model-dtype -> fp8 cast is not native on every target; for a
+            # bf16/fp16 cache the round trip is exact and the compiler folds it away.
+            vdt = vc_ptr.dtype.element_ty
+            v1 = tl.load(base, mask=is_v[:, None], other=0.0).to(tl.float32)
+            v2 = tl.load(base + HALF, mask=is_v[:, None], other=0.0).to(tl.float32)
+            tl.store(vc_ptr + v_off, v1.to(vdt), mask=is_v[:, None])
+            tl.store(vc_ptr + v_off + HALF, v2.to(vdt), mask=is_v[:, None])
 
 
 def rope_norm_store_triton(

@@ -92,3 +92,33 @@ def format_server_load(result: ServerLoadResult) -> str:
              f"latency ms: p50 {_ms(result.latency_ms_p50)}, p90 {_ms(result.latency_ms_p90)}, "
              f"p99 {_ms(result.latency_ms_p99)}, mean {_ms(result.latency_ms_mean)}"]
     return "\n".join(lines)
+
+
+def format_quant_compare(result) -> str:
+    """One row per scheme: weights, peak, throughput, batch-1 latency, logits error vs the reference."""
+    first = result.runs[0].bench
+    w = first.options["workload"]
+    lines = ["", "== hymt bench --compare-quantization ==", *format_env(result.env),
+             f"model: {first.model}; workload: {w['num_requests']} requests, prompts {w['prompt_len_min']}-"
+             f"{w['prompt_len_max']} tokens, {w['output_len']} answer tokens forced; logits over "
+             f"{result.quality_prompts} prompts against {result.runs[0].scheme}", "",
+             f"{'scheme':<6}  {'weights':>9}  {'KV':>9}  {'peak':>9}  {'req/s':>9}  {'vs ref':>6}  {'b1 ttft':>7}  "
+             f"{'b1 p50 ms':>9}  {'vs ref':>6}  {'rel L2':>7}  {'top-1':>6}"]
+    ref = result.runs[0].bench
+    for run in result.runs:
+        b = run.bench
+        r = b.memory.engine_report or {}
+        peak = b.memory.max_reserved_bytes or r.get("peak_bytes")
+        speed = b.native.requests_per_s / max(ref.native.requests_per_s, 1e-9)
+        lat = ref.native_latency.total_ms_p50 / max(b.native_latency.total_ms_p50, 1e-9)
+        err = run.logits
+        lines.append(
+            f"{run.scheme:<6}  {_gb(r.get('weights_bytes')):>9}  {_gb(r.get('kv_cache_bytes')):>9}  {_gb(peak):>9}  "
+            f"{b.native.requests_per_s:>9.1f}  {speed:>5.2f}x  {_ms(b.native_latency.ttft_ms_p50):>7}  "
+            f"{b.native_latency.total_ms_p50:>9.1f}  {lat:>5.2f}x  "
+            f"{'-' if err is None else f'{err.rel_l2:.4f}':>7}  {'-' if err is None else f'{err.top1 * 100:.1f}%':>6}"
+        )
+    lines.append("(vs ref: throughput ratio, and batch-1 speed-up = reference p50 / scheme p50)")
+    for run in result.runs:
+        lines.append(f"  {run.scheme}: " + "; ".join(_memory_lines(run.bench)))
+    return "\n".join(lines)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 _DEFAULTS: dict = {}  # the parser's defaults, for rebuilding a command line
 ENGINE_FLAGS = ("gpu_memory_gb", "gpu_memory_utilization", "max_num_seqs", "max_num_batched_tokens",
-                "quantization", "enforce_eager", "seed")
+                "quantization", "enforce_eager", "kv_cache_dtype", "seed")
 
 
 def register(subparsers) -> None:
@@ -42,6 +42,13 @@ def register(subparsers) -> None:
     e.add_argument("--max-num-batched-tokens", type=int)
     e.add_argument("--quantization", choices=("int8", "int4", "fp8"))
     e.add_argument("--enforce-eager", action="store_true", default=None, help="no CUDA graphs")
+    e.add_argument("--kv-cache-dtype", choices=("auto", "bf16", "fp16", "fp32", "fp8"),
+                   help="paged KV cache dtype (default auto = the model dtype)")
+    q = p.add_argument_group("quantization comparison")
+    q.add_argument("--compare-quantization", metavar="LIST",
+                   help="run each scheme of a comma list (bf16,int8,int4,fp8) on the same weights: memory, "
+                        "throughput, batch-1 latency and teacher-forced logits error against bf16")
+    q.add_argument("--quality-prompts", type=int, default=64, help="prompts of the logits comparison")
     b = p.add_argument_group("baselines")
     b.add_argument("--baseline", choices=("none", "transformers"), default="none")
     b.add_argument("--baseline-requests", type=int, default=20, help="requests of transformers generate() batch 1")
@@ -99,10 +106,28 @@ def _run_offline(args: argparse.Namespace, command: str) -> int:
         baseline_requests=args.baseline_requests, baseline_batch_size=args.baseline_batch_size,
         warmup_requests=args.warmup_requests,
     )
+    if args.compare_quantization:
+        return _run_quant_compare(args, options, command)
     result = run_bench(options, command=command)
     if args.json:
         result.write_json(args.json)
     print(format_bench(result))
+    return 0
+
+
+def _run_quant_compare(args: argparse.Namespace, options, command: str) -> int:
+    from hymt.bench.quant_compare import parse_schemes, run_quant_compare
+    from hymt.bench.report import format_quant_compare
+
+    if args.quantization:
+        from hymt.errors import InvalidInputError
+
+        raise InvalidInputError("--quantization and --compare-quantization exclude each other", field="quantization")
+    result = run_quant_compare(options, parse_schemes(args.compare_quantization),
+                               quality_prompts=args.quality_prompts, command=command)
+    if args.json:
+        result.write_json(args.json)
+    print(format_quant_compare(result))
     return 0
 
 

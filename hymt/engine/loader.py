@@ -13,13 +13,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import torch
 from safetensors import safe_open
 
 from hymt.engine.models.hunyuan_config import HunyuanDenseConfig
 from hymt.engine.models.hunyuan_dense import HunyuanDenseForCausalLM
-from hymt.engine.models.hunyuan_weights import Target, is_ignored, is_legacy, split_legacy, weight_targets
+from hymt.engine.layers.linear import Linear
+from hymt.engine.models.hunyuan_weights import is_ignored, is_legacy, split_legacy, weight_targets
 from hymt.errors import InvalidInputError, ModelLoadError
 
 logger = logging.getLogger(__name__)
@@ -32,9 +34,18 @@ DTYPE_NAMES = {
 RANDOM_INIT_STD = 0.02  # HF's initializer_range: keeps random-weight activations finite in bf16
 _MAX_NAMES_SHOWN = 8
 
-# A handler sees (name, tensor getter) for names the model does not know and returns True if it
-# consumed the tensor (hook for pre-quantized formats).
-ExtraHandler = Callable[[str, Callable[[], torch.Tensor]], bool]
+
+
+class WeightHandler(Protocol):
+    """Owner of a pre-quantized checkpoint's projection tensors (hymt.engine.quant.prequantized).
+
+    `claim(name, get)` sees each tensor the float targets do not take and returns True when it
+    consumed it (`get()` reads it); `finish()` raises ModelLoadError if a projection is incomplete.
+    """
+
+    def claim(self, name: str, get: Callable[[], torch.Tensor]) -> bool: ...
+
+    def finish(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -62,22 +73,25 @@ def load_model(
     cfg = HunyuanDenseConfig.from_dict(config)
     device = torch.device(device if device is not None else ("cuda" if torch.cuda.is_available() else "cpu"))
     dtype = resolve_dtype(dtype, cfg, device)
-    model = HunyuanDenseForCausalLM(cfg, device=device, dtype=dtype)
+    prequantized = None if random_weights else _prequantized_format(config)
+    scheme = _quant_scheme(quantization, prequantized, device)
+    linear = Linear if scheme is None else _quant().linear_factory(scheme)
+    model = HunyuanDenseForCausalLM(cfg, device=device, dtype=dtype, linear=linear)
     if random_weights:
         num_tensors = init_random_weights(model)
         source = "random weights"
     else:
-        num_tensors = load_weights(model, model_dir)
+        handler = prequantized.handler(model) if prequantized is not None else None
+        num_tensors = load_weights(model, model_dir, handler=handler)
         source = str(model_dir)
-    if quantization is not None:
-        _apply_quantization(model, quantization)
+    model.quantization = None if scheme is None else scheme.name
     if device.type == "cuda":
         torch.cuda.synchronize(device)
     weight_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
     model.load_stats = LoadStats(time.perf_counter() - t0, weight_bytes, num_tensors, source)
     logger.info(
-        "loaded %s (%s, %.2f GB on %s) in %.2f s", source, str(dtype).removeprefix("torch."),
-        weight_bytes / 1e9, device, model.load_stats.seconds,
+        "loaded %s (%s%s, %.2f GB on %s) in %.2f s", source, str(dtype).removeprefix("torch."),
+        f", {scheme.name} weights" if scheme else "", weight_bytes / 1e9, device, model.load_stats.seconds,
     )
     return model
 
@@ -149,12 +163,13 @@ def safetensors_files(model_dir: Path) -> list[Path]:
     return files
 
 
-def load_weights(model: HunyuanDenseForCausalLM, model_dir: Path, *, extra: ExtraHandler | None = None) -> int:
+def load_weights(model: HunyuanDenseForCausalLM, model_dir: Path, *, handler: WeightHandler | None = None) -> int:
     """Copy every checkpoint tensor into its target; returns the number read.
 
-    Unknown names (unless `extra` consumes them) and missing targets raise ModelLoadError.
+    With a `handler` (a pre-quantized checkpoint) the quantized projections' tensors go to it.
+    Unknown names and missing targets raise ModelLoadError.
     """
-    targets = weight_targets(model)
+    targets = weight_targets(model, quantized_weights=handler is None)
     loaded: set[str] = set()
     unknown: list[str] = []
     count = 0
@@ -166,35 +181,30 @@ def load_weights(model: HunyuanDenseForCausalLM, model_dir: Path, *, extra: Extr
             for name in f.keys():
                 count += 1
                 if name in targets:
-                    _copy(targets[name], name, f.get_tensor(name))
+                    targets[name].assign(name, f.get_tensor(name))
                     loaded.add(name)
                 elif is_ignored(name, model):
                     continue
                 elif is_legacy(name):
                     for part_name, part in split_legacy(name, f.get_tensor(name), model).items():
                         if part_name in targets:
-                            _copy(targets[part_name], name, part)
+                            targets[part_name].assign(name, part)
                             loaded.add(part_name)
-                elif extra is None or not extra(name, lambda n=name: f.get_tensor(n)):
+                elif handler is None or not handler.claim(name, lambda n=name: f.get_tensor(n)):
                     unknown.append(name)
     _check_complete(model, targets, loaded, unknown, model_dir)
+    if handler is not None:
+        handler.finish()
     if model.config.padded_vocab_size > model.config.vocab_size:
         model.lm_head.weight[model.config.vocab_size :].zero_()
     return count
-
-
-def _copy(target: Target, name: str, tensor: torch.Tensor) -> None:
-    dest = target.view
-    if tuple(dest.shape) != tuple(tensor.shape):
-        raise ModelLoadError(f"checkpoint tensor {name} has shape {tuple(tensor.shape)}, expected {tuple(dest.shape)}")
-    dest.copy_(tensor)  # casts to the model dtype on the device
 
 
 def _check_complete(model, targets: dict, loaded: set, unknown: list, model_dir: Path) -> None:
     if unknown:
         hint = ""
         if "qweight" in " ".join(unknown) or any(n.endswith("weight_scale") for n in unknown):
-            hint = " (a pre-quantized checkpoint: its format needs hymt.engine.quant support)"
+            hint = " (pre-quantized tensors, but config.json has no quantization_config hymt supports)"
         raise ModelLoadError(
             f"{model_dir}: {len(unknown)} checkpoint tensors the Hunyuan dense model does not use{hint}: "
             f"{unknown[:_MAX_NAMES_SHOWN]}{' ...' if len(unknown) > _MAX_NAMES_SHOWN else ''}"
@@ -209,25 +219,65 @@ def _check_complete(model, targets: dict, loaded: set, unknown: list, model_dir:
 
 @torch.no_grad()
 def init_random_weights(model: HunyuanDenseForCausalLM, *, seed: int = 0) -> int:
-    """Real-shape random weights on the device: N(0, 0.02) matrices, unit norms, zero biases."""
+    """Real-shape random weights on the device: N(0, 0.02) matrices, unit norms, zero biases.
+
+    Quantized projections get the same float draws as a float model with the same seed, then
+    quantize them: float and quantized models built with one seed hold the same weights.
+    """
     gen = torch.Generator(device=model.device).manual_seed(seed)
     count = 0
-    for name, p in model.named_parameters():
-        count += 1
-        if p.dim() == 1:
-            p.fill_(1.0 if name.endswith("weight") else 0.0)  # norm weights / biases
-        else:
-            p.normal_(0.0, RANDOM_INIT_STD, generator=gen)  # in place, in the target dtype
+    for module in model.modules():
+        quantized = hasattr(module, "load_float_rows")
+        for name, p in module.named_parameters(recurse=False):
+            if quantized and name != "bias":
+                continue
+            count += 1
+            if p.dim() == 1:
+                p.fill_(1.0 if name.endswith("weight") else 0.0)  # norm weights / biases
+            else:
+                p.normal_(0.0, RANDOM_INIT_STD, generator=gen)  # in place, in the target dtype
+        if quantized:
+            count += 1
+            w = torch.empty(module.out_features, module.in_features, device=model.device, dtype=model.dtype)
+            module.load_float_rows(0, w.normal_(0.0, RANDOM_INIT_STD, generator=gen))
     model.lm_head.weight[model.config.vocab_size :].zero_()
     return count
 
 
-def _apply_quantization(model: HunyuanDenseForCausalLM, scheme: str) -> None:
+def _quant():
     if importlib.util.find_spec("hymt.engine.quant") is None:
-        raise InvalidInputError(
-            f"quantization {scheme!r} needs hymt.engine.quant, which this installation lacks; valid: None",
-            field="quantization",
-        )
-    from hymt.engine.quant import apply_quantization
+        raise InvalidInputError("quantization needs hymt.engine.quant, which this installation lacks; valid: None",
+                                field="quantization")
+    import hymt.engine.quant as quant
 
-    apply_quantization(model, scheme)
+    return quant
+
+
+def _prequantized_format(config: dict):
+    if "quantization_config" not in config:
+        return None
+    from hymt.engine.quant.prequantized import detect_prequantized
+
+    return detect_prequantized(config)
+
+
+def _quant_scheme(quantization: str | None, prequantized, device: torch.device):
+    """The scheme to build: the checkpoint's own when pre-quantized, else the one asked for."""
+    if prequantized is not None:
+        if quantization is not None and quantization != prequantized.scheme.name:
+            raise InvalidInputError(
+                f"the checkpoint is already quantized ({prequantized.name}, {prequantized.scheme.name}); "
+                f"quantization={quantization!r} cannot re-quantize it; valid: None or {prequantized.scheme.name!r}",
+                field="quantization",
+            )
+        supported = _quant().supported_schemes(device)
+        if prequantized.scheme.name not in supported:
+            raise InvalidInputError(
+                f"this {prequantized.scheme.name} checkpoint cannot run on {device}; schemes supported there: "
+                f"{', '.join(supported)}",
+                field="quantization",
+            )
+        return prequantized.scheme
+    if quantization is None:
+        return None
+    return _quant().resolve_scheme(quantization, device)

@@ -82,6 +82,41 @@ def test_offline_bench_without_baseline(tmp_path, capsys):
     assert_filled(data["native"], "native")
 
 
+def test_compare_quantization_runs_every_scheme_on_the_same_weights(tmp_path, capsys):
+    model_dir = tmp_path / "tiny"
+    model_dir.mkdir()
+    (model_dir / "config.json").write_text(json.dumps(TINY_CONFIG))
+    out = tmp_path / "quant.json"
+    rc = main(["bench", "--random-weights", "--model", str(model_dir), *SMALL, "--device", "cpu",
+               "--compare-quantization", "int8,int4,fp8", "--quality-prompts", "4", "--json", str(out)])
+    assert rc == 0
+    data = json.loads(out.read_text())
+    runs = {r["scheme"]: r for r in data["runs"]}
+    assert list(runs) == ["bf16", "int8", "int4", "fp8"]  # the reference is put first
+    assert runs["bf16"]["logits"] is None
+    weights = {name: r["bench"]["memory"]["engine_report"]["weights_bytes"] for name, r in runs.items()}
+    assert weights["int4"] < weights["int8"] < weights["bf16"]
+    for name in ("int8", "int4", "fp8"):
+        err = runs[name]["logits"]
+        assert err["positions"] >= 4 * 5  # 4 prompts of at least 5 tokens, every position compared
+        assert 0 < err["rel_l2"] < 0.5 and 0.5 <= err["top1"] <= 1.0
+        assert runs[name]["bench"]["options"]["engine"]["quantization"] == name
+        assert_filled(runs[name]["bench"]["native"], "native")
+    assert runs["int8"]["logits"]["rel_l2"] < runs["int4"]["logits"]["rel_l2"]  # 8 bits beat 4
+    printed = capsys.readouterr().out
+    assert "== hymt bench --compare-quantization ==" in printed and "int4" in printed
+
+
+def test_compare_quantization_rejects_unknown_schemes(tmp_path, capsys):
+    model_dir = tmp_path / "tiny"
+    model_dir.mkdir()
+    (model_dir / "config.json").write_text(json.dumps(TINY_CONFIG))
+    rc = main(["bench", "--random-weights", "--model", str(model_dir), *SMALL, "--device", "cpu",
+               "--compare-quantization", "int8,nf4"])
+    assert rc != 0
+    assert "['nf4']; valid: a comma list of bf16, none, float, int8, int4, fp8" in capsys.readouterr().err
+
+
 def test_server_mode_drives_the_native_api(tmp_path, capsys):
     out = tmp_path / "server.json"
     with _stand_in_server_class()(api_key="k", reject_every=4) as server:

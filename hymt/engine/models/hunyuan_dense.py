@@ -9,6 +9,8 @@ attention uses the paged Triton kernels; on CPU everything is plain torch.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -22,18 +24,22 @@ from hymt.engine.layers.rotary import RotaryEmbedding, apply_rotary
 from hymt.engine.models.hunyuan_config import HunyuanDenseConfig
 
 KVCache = tuple[torch.Tensor, torch.Tensor]
+# Builds the decoder's projections: (in_features, out_features, *, bias, output_sizes, device,
+# dtype) -> module with Linear's forward contract. hymt.engine.quant supplies quantized ones.
+LinearFactory = Callable[..., nn.Module]
 
 
 class HunyuanAttention(nn.Module):
-    def __init__(self, cfg: HunyuanDenseConfig, rotary: RotaryEmbedding, *, device, dtype):
+    def __init__(self, cfg: HunyuanDenseConfig, rotary: RotaryEmbedding, *, device, dtype,
+                 linear: LinearFactory = Linear):
         super().__init__()
         self.cfg = cfg
         self.rotary = rotary  # shared by all layers, not owned
-        self.qkv_proj = Linear(
+        self.qkv_proj = linear(
             cfg.hidden_size, cfg.q_size + 2 * cfg.kv_size, bias=cfg.attention_bias,
             output_sizes=(cfg.q_size, cfg.kv_size, cfg.kv_size), device=device, dtype=dtype,
         )
-        self.o_proj = Linear(cfg.q_size, cfg.hidden_size, bias=cfg.attention_bias, device=device, dtype=dtype)
+        self.o_proj = linear(cfg.q_size, cfg.hidden_size, bias=cfg.attention_bias, device=device, dtype=dtype)
         if cfg.use_qk_norm:
             self.query_layernorm = RMSNorm(cfg.head_dim, cfg.rms_norm_eps, device=device, dtype=dtype)
             self.key_layernorm = RMSNorm(cfg.head_dim, cfg.rms_norm_eps, device=device, dtype=dtype)
@@ -68,25 +74,26 @@ class HunyuanAttention(nn.Module):
 
 
 class HunyuanMLP(nn.Module):
-    def __init__(self, cfg: HunyuanDenseConfig, *, device, dtype):
+    def __init__(self, cfg: HunyuanDenseConfig, *, device, dtype, linear: LinearFactory = Linear):
         super().__init__()
         inter = cfg.intermediate_size
-        self.gate_up_proj = Linear(
+        self.gate_up_proj = linear(
             cfg.hidden_size, 2 * inter, bias=cfg.mlp_bias, output_sizes=(inter, inter), device=device, dtype=dtype
         )
-        self.down_proj = Linear(inter, cfg.hidden_size, bias=cfg.mlp_bias, device=device, dtype=dtype)
+        self.down_proj = linear(inter, cfg.hidden_size, bias=cfg.mlp_bias, device=device, dtype=dtype)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.down_proj(silu_and_mul(self.gate_up_proj(x)))
 
 
 class HunyuanDecoderLayer(nn.Module):
-    def __init__(self, cfg: HunyuanDenseConfig, rotary: RotaryEmbedding, *, device, dtype):
+    def __init__(self, cfg: HunyuanDenseConfig, rotary: RotaryEmbedding, *, device, dtype,
+                 linear: LinearFactory = Linear):
         super().__init__()
         self.input_layernorm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps, device=device, dtype=dtype)
-        self.self_attn = HunyuanAttention(cfg, rotary, device=device, dtype=dtype)
+        self.self_attn = HunyuanAttention(cfg, rotary, device=device, dtype=dtype, linear=linear)
         self.post_attention_layernorm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps, device=device, dtype=dtype)
-        self.mlp = HunyuanMLP(cfg, device=device, dtype=dtype)
+        self.mlp = HunyuanMLP(cfg, device=device, dtype=dtype, linear=linear)
 
     def forward(
         self, h: torch.Tensor, residual: torch.Tensor | None, meta: AttentionMetadata, kv_cache: KVCache
@@ -102,9 +109,13 @@ class HunyuanDecoderLayer(nn.Module):
 
 
 class HunyuanDenseForCausalLM(nn.Module):
-    """Native Hunyuan dense model. See module docstring; contract in docs/ARCHITECTURE.md."""
+    """Native Hunyuan dense model. See module docstring; contract in docs/ARCHITECTURE.md.
 
-    def __init__(self, cfg: HunyuanDenseConfig, *, device, dtype: torch.dtype):
+    `linear` builds the decoder's projections (quantized ones come from hymt.engine.quant);
+    the LM head and the embedding always stay in `dtype`.
+    """
+
+    def __init__(self, cfg: HunyuanDenseConfig, *, device, dtype: torch.dtype, linear: LinearFactory = Linear):
         super().__init__()
         self.config = cfg
         device = torch.device(device)
@@ -118,7 +129,8 @@ class HunyuanDenseForCausalLM(nn.Module):
             )
         self.rotary = RotaryEmbedding(cfg.head_dim, cfg.rope_base, device=device)
         self.layers = nn.ModuleList(
-            HunyuanDecoderLayer(cfg, self.rotary, device=device, dtype=dtype) for _ in range(cfg.num_layers)
+            HunyuanDecoderLayer(cfg, self.rotary, device=device, dtype=dtype, linear=linear)
+            for _ in range(cfg.num_layers)
         )
         self.norm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps, device=device, dtype=dtype)
 
@@ -166,7 +178,11 @@ def kv_bytes_per_block(config_or_model, block_size: int, dtype: torch.dtype) -> 
 
 
 def allocate_kv_cache(config_or_model, num_blocks: int, block_size: int, dtype: torch.dtype, device) -> list[KVCache]:
-    """Per layer (k_cache, v_cache), each [num_blocks, block_size, num_kv_heads, head_dim], zeroed."""
+    """Per layer (k_cache, v_cache), each [num_blocks, block_size, num_kv_heads, head_dim], zeroed.
+
+    `dtype` comes from memory.kv_cache_dtype and may be narrower than the model's (fp8 e4m3:
+    the attention layers cast on store and widen on read).
+    """
     cfg = _arch_of(config_or_model)
     shape = (num_blocks, block_size, cfg.num_kv_heads, cfg.head_dim)
     return [

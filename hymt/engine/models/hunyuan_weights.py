@@ -11,8 +11,11 @@ import re
 from dataclasses import dataclass
 
 import torch
+from torch import nn
 
+from hymt.engine.layers.linear import Linear
 from hymt.engine.models.hunyuan_dense import HunyuanDenseForCausalLM
+from hymt.errors import ModelLoadError
 
 # Saved by some trainers, never weights: skipped silently.
 IGNORED_SUFFIXES = ("rotary_emb.inv_freq", "rotary_emb.cos_cached", "rotary_emb.sin_cached")
@@ -31,14 +34,49 @@ class Target:
     def view(self) -> torch.Tensor:
         return self.tensor[self.start : self.stop]
 
+    def assign(self, name: str, tensor: torch.Tensor) -> None:
+        dest = self.view
+        _check_shape(name, tensor, tuple(dest.shape))
+        dest.copy_(tensor)  # casts to the model dtype on the device
 
-def weight_targets(model: HunyuanDenseForCausalLM) -> dict[str, Target]:
-    """HF name -> Target for every tensor the model needs from a checkpoint."""
+
+@dataclass(frozen=True)
+class QuantizedRowsTarget:
+    """Rows [start, stop) of a quantized projection: a float tensor is quantized on arrival."""
+
+    module: nn.Module
+    start: int
+    stop: int
+
+    def assign(self, name: str, tensor: torch.Tensor) -> None:
+        _check_shape(name, tensor, (self.stop - self.start, self.module.in_features))
+        self.module.load_float_rows(self.start, tensor)
+
+
+def _check_shape(name: str, tensor: torch.Tensor, expected: tuple) -> None:
+    if tuple(tensor.shape) != tuple(expected):
+        raise ModelLoadError(f"checkpoint tensor {name} has shape {tuple(tensor.shape)}, expected {tuple(expected)}")
+
+
+def weight_targets(
+    model: HunyuanDenseForCausalLM, *, quantized_weights: bool = True
+) -> dict[str, Target | QuantizedRowsTarget]:
+    """HF name -> Target for every tensor the model needs from a checkpoint.
+
+    Quantized projections get QuantizedRowsTarget entries for their float weights; with
+    `quantized_weights=False` they get none (a pre-quantized checkpoint's own handler fills them).
+    """
     cfg = model.config
     out: dict[str, Target] = {}
 
     def whole(name: str, t: torch.Tensor) -> None:
         out[name] = Target(t, 0, t.shape[0])
+
+    def rows(name: str, module: nn.Module, kind: str, start: int, stop: int) -> None:
+        if isinstance(module, Linear) or kind == "bias":
+            out[name] = Target(getattr(module, kind), start, stop)
+        elif quantized_weights:
+            out[name] = QuantizedRowsTarget(module, start, stop)
 
     out["model.embed_tokens.weight"] = Target(model.embed_weight, 0, cfg.vocab_size)
     if not cfg.tie_word_embeddings:
@@ -50,21 +88,17 @@ def weight_targets(model: HunyuanDenseForCausalLM) -> dict[str, Target]:
         attn, mlp = layer.self_attn, layer.mlp
         whole(p + "input_layernorm.weight", layer.input_layernorm.weight)
         whole(p + "post_attention_layernorm.weight", layer.post_attention_layernorm.weight)
-        params = [("weight", attn.qkv_proj.weight, attn.o_proj.weight, mlp.gate_up_proj.weight, mlp.down_proj.weight)]
-        if cfg.attention_bias:
-            params.append(("bias", attn.qkv_proj.bias, attn.o_proj.bias, None, None))
-        if cfg.mlp_bias:
-            params.append(("bias", None, None, mlp.gate_up_proj.bias, mlp.down_proj.bias))
-        for kind, qkv_t, o_t, gu_t, down_t in params:
-            if qkv_t is not None:
-                out[f"{p}self_attn.q_proj.{kind}"] = Target(qkv_t, 0, q)
-                out[f"{p}self_attn.k_proj.{kind}"] = Target(qkv_t, q, q + kv)
-                out[f"{p}self_attn.v_proj.{kind}"] = Target(qkv_t, q + kv, q + 2 * kv)
-                whole(f"{p}self_attn.o_proj.{kind}", o_t)
-            if gu_t is not None:
-                out[f"{p}mlp.gate_proj.{kind}"] = Target(gu_t, 0, inter)
-                out[f"{p}mlp.up_proj.{kind}"] = Target(gu_t, inter, 2 * inter)
-                whole(f"{p}mlp.down_proj.{kind}", down_t)
+        kinds = ["weight"] + (["bias"] if cfg.attention_bias or cfg.mlp_bias else [])
+        for kind in kinds:
+            if kind == "weight" or cfg.attention_bias:
+                rows(f"{p}self_attn.q_proj.{kind}", attn.qkv_proj, kind, 0, q)
+                rows(f"{p}self_attn.k_proj.{kind}", attn.qkv_proj, kind, q, q + kv)
+                rows(f"{p}self_attn.v_proj.{kind}", attn.qkv_proj, kind, q + kv, q + 2 * kv)
+                rows(f"{p}self_attn.o_proj.{kind}", attn.o_proj, kind, 0, cfg.hidden_size)
+            if kind == "weight" or cfg.mlp_bias:
+                rows(f"{p}mlp.gate_proj.{kind}", mlp.gate_up_proj, kind, 0, inter)
+                rows(f"{p}mlp.up_proj.{kind}", mlp.gate_up_proj, kind, inter, 2 * inter)
+                rows(f"{p}mlp.down_proj.{kind}", mlp.down_proj, kind, 0, cfg.hidden_size)
         if cfg.use_qk_norm:
             whole(p + "self_attn.query_layernorm.weight", attn.query_layernorm.weight)
             whole(p + "self_attn.key_layernorm.weight", attn.key_layernorm.weight)

@@ -1,0 +1,102 @@
+"""IntWeightLinear: a Linear whose weight is stored as group-wise int8 / int4 (int_weights.py).
+
+Same forward contract as hymt.engine.layers.linear.Linear. On CUDA with Triton the packed
+weight is read by the kernels of triton_int_matmul.py; elsewhere the weight is dequantized
+for each call and multiplied in torch (the reference path, exact up to the final rounding).
+"""
+from __future__ import annotations
+
+import importlib.util
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from hymt.engine.quant.int_weights import IntWeights, dequantize_int, quantize_int
+from hymt.engine.quant.schemes import QuantScheme, effective_group_size
+
+_HAS_TRITON = importlib.util.find_spec("triton") is not None
+
+
+def _param(t: torch.Tensor) -> nn.Parameter:
+    return nn.Parameter(t, requires_grad=False)
+
+
+class IntWeightLinear(nn.Module):
+    """y = x @ dequant(W).T (+ bias) with W stored as IntWeights rows.
+
+    Rows are written part by part (`load_float_rows` quantizes a float part,
+    `load_quantized_rows` takes an already quantized one), so fused q/k/v and gate/up
+    weights never exist in float on the device.
+    """
+
+    def __init__(self, in_features: int, out_features: int, scheme: QuantScheme, *, bias: bool = False,
+                 output_sizes: tuple[int, ...] | None = None, device=None, dtype=None):
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.output_sizes = output_sizes or (out_features,)
+        if sum(self.output_sizes) != out_features:
+            raise ValueError(f"output_sizes {self.output_sizes} do not add up to out_features {out_features}")
+        self.bits = scheme.bits
+        self.group_size = effective_group_size(in_features, scheme.group_size)
+        groups = in_features // self.group_size
+        if self.bits == 4:
+            qweight = torch.zeros(out_features, in_features // 2, device=device, dtype=torch.uint8)
+        else:
+            qweight = torch.zeros(out_features, in_features, device=device, dtype=torch.int8)
+        self.qweight = _param(qweight)  # [N, K] int8 or [N, K // 2] packed uint8
+        self.scales = _param(torch.zeros(out_features, groups, device=device, dtype=dtype))  # [N, groups]
+        self.zeros = (
+            _param(torch.zeros(out_features, groups, device=device, dtype=dtype)) if scheme.has_zero_point else None
+        )
+        self.bias = _param(torch.zeros(out_features, device=device, dtype=dtype)) if bias else None
+
+    @property
+    def weights(self) -> IntWeights:
+        zeros = self.zeros.data if self.zeros is not None else None
+        return IntWeights(self.qweight.data, self.scales.data, zeros, self.bits, self.group_size)
+
+    @torch.no_grad()
+    def load_float_rows(self, start: int, w: torch.Tensor) -> None:
+        """Quantize float rows w [rows, K] into rows [start, start + rows)."""
+        q = quantize_int(w.to(self.scales.device), self.bits, self.group_size, self.scales.dtype)
+        self.load_quantized_rows(start, q)
+
+    @torch.no_grad()
+    def load_quantized_rows(self, start: int, q: IntWeights) -> None:
+        """Store already quantized rows (same bits and group size) at [start, start + rows)."""
+        if q.bits != self.bits or q.group_size != self.group_size:
+            raise ValueError(
+                f"rows quantized as {q.bits}-bit / group {q.group_size}, layer is {self.bits}-bit / group {self.group_size}"
+            )
+        rows = q.scales.shape[0]
+        self.qweight[start : start + rows].copy_(q.qweight)
+        self.scales[start : start + rows].copy_(q.scales)
+        if self.zeros is not None:
+            if q.zeros is None:
+                raise ValueError("int4 rows need zero points")
+            self.zeros[start : start + rows].copy_(q.zeros)
+
+    def dequantized_weight(self, dtype: torch.dtype) -> torch.Tensor:
+        """The float weight [N, K] these rows stand for."""
+        return dequantize_int(self.weights, dtype)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        lead = x.shape[:-1]
+        x2 = x.reshape(-1, self.in_features)  # [M, K]
+        if x2.is_cuda and _HAS_TRITON:
+            from hymt.engine.quant.triton_int_matmul import int_linear_triton
+
+            w = self.weights
+            out = int_linear_triton(x2.contiguous(), w.qweight, w.scales, w.zeros, w.bits, w.group_size)
+            if self.bias is not None:
+                out = out + self.bias
+        else:
+            out = F.linear(x2, self.dequantized_weight(x2.dtype), self.bias)
+        return out.reshape(*lead, self.out_features)
+
+    def extra_repr(self) -> str:
+        return (f"in={self.in_features}, out={self.output_sizes}, int{self.bits}, group={self.group_size}, "
+                f"bias={self.bias is not None}")
+

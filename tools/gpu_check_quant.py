@@ -1,0 +1,168 @@
+#!/usr/bin/env python
+"""GPU check of hymt.engine.quant: kernels against the torch reference at the real shapes,
+then timings against bf16. Run on the GPU machine from the repository root:
+
+    python tools/gpu_check_quant.py [--skip-timing]
+
+(a) Correctness, bf16 activations, fresh random data per case, output poisoned with NaN first:
+    int8 / int4 GEMV (M = 1), fused dequantize + dot (M = 2, 16, 64, 256), dequantize + GEMM
+    (M = 512) against x.float() @ dequantize(W).T; the per-token fp8 kernel against the torch
+    quantizer; Fp8Linear's _scaled_mm path against its float emulation (M = 1, 7, 64, 512).
+    PASS when relative L2 < 1e-2 (bf16 output rounding is ~4e-3) and nothing is NaN.
+(b) Timing (triton.testing.do_bench, median ms) of each projection shape of the 1.8B and 7B
+    models: bf16 F.linear against int8 / int4 / fp8 at M = 1, 16, 64, 256, 2048, with the
+    weight-read bandwidth at M = 1; and a sweep of the GEMV's launch knobs at M = 1.
+Exit status 1 when (a) fails.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from hymt.engine.quant import resolve_scheme  # noqa: E402
+from hymt.engine.quant.fp8_linear import Fp8Linear  # noqa: E402
+from hymt.engine.quant.fp8_weights import quantize_fp8_rows  # noqa: E402
+from hymt.engine.quant.int_weights import dequantize_int, quantize_int  # noqa: E402
+from hymt.engine.quant.triton_int_matmul import int_gemv, int_linear_triton, int_mm  # noqa: E402
+
+DEV = torch.device("cuda")
+BF16 = torch.bfloat16
+# (name, N, K) of each decoder projection; qkv / gate_up are the fused ones.
+SHAPES = {
+    "1.8B": [("qkv", 3072, 2048), ("o", 2048, 2048), ("gate_up", 12288, 2048), ("down", 2048, 6144)],
+    "7B": [("qkv", 6144, 4096), ("o", 4096, 4096), ("gate_up", 28672, 4096), ("down", 4096, 14336)],
+}
+
+
+def rel(out: torch.Tensor, ref: torch.Tensor) -> float:
+    if torch.isnan(out).any():
+        return float("inf")
+    return float((out.float() - ref.float()).norm() / ref.float().norm().clamp_min(1e-30))
+
+
+def check_int(failures: list) -> None:
+    print("\n== (a) int8 / int4 kernels, bf16, rel L2 against the float reference")
+    for model, shapes in SHAPES.items():
+        for name, n, k in shapes:
+            for bits in (8, 4):
+                w = torch.randn(n, k, device=DEV) * 0.02
+                q = quantize_int(w, bits, 128, BF16)
+                ref_w = dequantize_int(q, torch.float32)
+                cells = []
+                for m in (1, 2, 16, 64, 256, 512):
+                    x = torch.randn(m, k, device=DEV, dtype=BF16)
+                    out = int_linear_triton(x, q.qweight, q.scales, q.zeros, bits, 128)
+                    err = rel(out, x.float() @ ref_w.T)
+                    cells.append(f"M{m}={err:.1e}")
+                    if not err < 1e-2:
+                        failures.append(f"{model} {name} int{bits} M={m}: rel {err}")
+                print(f"{model:>4} {name:>7} int{bits}: " + " ".join(cells))
+
+
+def check_fp8(failures: list) -> None:
+    from hymt.engine.quant.scaled_mm import quantize_per_token
+
+    print("\n== (a) fp8: per-token kernel and _scaled_mm")
+    x = torch.randn(333, 4096, device=DEV, dtype=BF16) * torch.logspace(-2, 1, 333, device=DEV, dtype=BF16)[:, None]
+    q, s = quantize_per_token(x)
+    q_ref, s_ref = quantize_fp8_rows(x)
+    scale_err = float(((s - s_ref).abs() / s_ref).max())
+    byte_share = float((q.view(torch.uint8) == q_ref.view(torch.uint8)).float().mean())
+    print(f"per-token kernel: max scale rel diff {scale_err:.1e}, identical e4m3 bytes {byte_share * 100:.3f}%")
+    if scale_err > 1e-6 or byte_share < 0.999:
+        failures.append(f"per-token fp8 kernel: scale diff {scale_err}, bytes equal {byte_share}")
+    for _, n, k in SHAPES["7B"]:
+        layer = Fp8Linear(k, n, device=DEV, dtype=BF16)
+        layer.load_float_rows(0, torch.randn(n, k, device=DEV) * 0.02)
+        for m in (1, 7, 64, 512):
+            x = torch.randn(m, k, device=DEV, dtype=BF16)
+            xq, xs = quantize_fp8_rows(x)
+            ref = (xq.float() * xs) @ layer.dequantized_weight(torch.float32).T
+            err = rel(layer(x), ref)
+            print(f"fp8 linear N={n} K={k} M={m}: rel {err:.1e}")
+            if not err < 1e-2:
+                failures.append(f"fp8 N={n} K={k} M={m}: rel {err}")
+
+
+def ms(fn) -> float:
+    import triton.testing
+
+    return float(triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median"))
+
+
+def time_all() -> None:
+    print("\n== (b) projection time, median ms (bf16 F.linear vs quantized); GB/s = weight bytes read at M=1")
+    header = f"{'shape':>12} {'M':>5} {'bf16':>8} {'int8':>8} {'int4':>8} {'fp8':>8}"
+    for model, shapes in SHAPES.items():
+        print(f"\n-- {model}\n{header}")
+        for name, n, k in shapes:
+            w = torch.randn(n, k, device=DEV, dtype=BF16) * 0.02
+            q8, q4 = quantize_int(w, 8, 128, BF16), quantize_int(w, 4, 128, BF16)
+            fp8 = Fp8Linear(k, n, device=DEV, dtype=BF16)
+            fp8.load_float_rows(0, w)
+            for m in (1, 16, 64, 256, 2048):
+                x = torch.randn(m, k, device=DEV, dtype=BF16)
+                t = [ms(lambda: F.linear(x, w)),
+                     ms(lambda: int_linear_triton(x, q8.qweight, q8.scales, None, 8, 128)),
+                     ms(lambda: int_linear_triton(x, q4.qweight, q4.scales, q4.zeros, 4, 128)),
+                     ms(lambda: fp8(x))]
+                line = f"{name + ' ' + str(n) + 'x' + str(k):>12} {m:>5} " + " ".join(f"{v:8.4f}" for v in t)
+                if m == 1:
+                    line += "   GB/s: " + " ".join(
+                        f"{b / v / 1e6:.0f}" for b, v in zip((n * k * 2, n * k * 1.03, n * k * 0.53, n * k), t))
+                print(line)
+
+
+def sweep_gemv() -> None:
+    print("\n== (b) GEMV launch knobs at M = 1 (int4 / int8), median ms")
+    configs = [(bn, nw, ns) for bn in (16, 32, 64) for nw in (2, 4, 8) for ns in (2, 4)]
+    for model, shapes in SHAPES.items():
+        for name, n, k in shapes:
+            w = torch.randn(n, k, device=DEV) * 0.02
+            x = torch.randn(1, k, device=DEV, dtype=BF16)
+            for bits in (4, 8):
+                q = quantize_int(w, bits, 128, BF16)
+                times = {c: ms(lambda c=c: int_gemv(x, q.qweight, q.scales, q.zeros, bits, 128, block_n=c[0],
+                                                     num_warps=c[1], num_stages=c[2])) for c in configs}
+                best = sorted(times, key=times.get)[:3]
+                default = times[(32, 4, 4)]
+                print(f"{model} {name} int{bits}: default {default:.4f}; best " +
+                      ", ".join(f"bn{c[0]}/w{c[1]}/s{c[2]}={times[c]:.4f}" for c in best))
+    print("\n== (b) fused dot kernel knobs at M = 16 / 64 (int4), median ms")
+    for model, shapes in SHAPES.items():
+        for name, n, k in shapes:
+            q = quantize_int(torch.randn(n, k, device=DEV) * 0.02, 4, 128, BF16)
+            for m in (16, 64):
+                x = torch.randn(m, k, device=DEV, dtype=BF16)
+                times = {(bn, bk, nw): ms(lambda bn=bn, bk=bk, nw=nw: int_mm(
+                    x, q.qweight, q.scales, q.zeros, 4, 128, block_n=bn, block_k=bk, num_warps=nw))
+                    for bn in (32, 64, 128) for bk in (64, 128) for nw in (4, 8)}
+                best = sorted(times, key=times.get)[:3]
+                print(f"{model} {name} M={m}: " + ", ".join(f"bn{c[0]}/bk{c[1]}/w{c[2]}={times[c]:.4f}" for c in best))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--skip-timing", action="store_true")
+    args = parser.parse_args()
+    torch.manual_seed(0)
+    print(f"{torch.cuda.get_device_name()} | torch {torch.__version__} | schemes: "
+          f"{resolve_scheme('fp8', 'cuda').name} supported")
+    failures: list[str] = []
+    check_int(failures)
+    check_fp8(failures)
+    if not args.skip_timing:
+        time_all()
+        sweep_gemv()
+    print("\nFAIL:\n  " + "\n  ".join(failures) if failures else "\nPASS: every quant kernel check")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

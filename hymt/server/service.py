@@ -71,6 +71,8 @@ def default_factory(settings: ServerSettings) -> Any:
     config_kw: dict[str, Any] = {}
     if settings.gpu_memory_gb is not None:
         config_kw["gpu_memory_gb"] = settings.gpu_memory_gb
+    if settings.kv_cache_dtype != "auto":
+        config_kw["kv_cache_dtype"] = settings.kv_cache_dtype
     options = {"base_url": settings.openai_base_url} if settings.engine == "openai" else None
     return Translator(settings.model, engine=settings.engine, device=settings.device,
                       quantization=settings.quantization, family=settings.family, cache=settings.cache,

@@ -22,7 +22,7 @@ class ServerSettings:
         openai_base_url: the remote OpenAI-compatible server when engine is "openai".
         host / port: where uvicorn listens (loopback by default: nothing is exposed unasked).
         api_keys: accepted keys; empty means no authentication (the localhost default).
-        gpu_memory_gb / quantization / device: passed to the engine.
+        gpu_memory_gb / quantization / kv_cache_dtype / device: passed to the engine.
         max_queue: requests admitted at once (running or waiting in the engine); one more
             gets 429 with Retry-After instead of an unbounded queue.
         max_chars: most characters in one request, all items together (413 above).
@@ -49,6 +49,7 @@ class ServerSettings:
     api_keys: tuple[str, ...] = field(default_factory=tuple)
     gpu_memory_gb: float | None = None
     quantization: str | None = None
+    kv_cache_dtype: str = "auto"
     device: str | None = None
     max_queue: int = 256
     max_chars: int = 20000

@@ -31,3 +31,22 @@ def test_defaults_and_flags(monkeypatch):
     settings = settings_from_args(args)
     assert settings.api_keys == ("a", "b", "env1", "env2") and not settings.cache
     assert settings.port == 9 and settings.engine == "transformers" and settings.cors_origins == ("https://x.example",)
+
+
+def test_memory_flags_reach_the_engine_config(monkeypatch):
+    from hymt.server.service import default_factory
+
+    args = build_parser().parse_args(["serve", "--quantization", "int4", "--kv-cache-dtype", "fp8",
+                                      "--gpu-memory-gb", "3"])
+    settings = settings_from_args(args)
+    assert (settings.quantization, settings.kv_cache_dtype, settings.gpu_memory_gb) == ("int4", "fp8", 3.0)
+    captured = {}
+
+    class FakeTranslator:
+        def __init__(self, model, **kw):
+            captured.update(kw)
+
+    monkeypatch.setattr("hymt.translate.Translator", FakeTranslator)
+    default_factory(settings)
+    assert captured["quantization"] == "int4"
+    assert captured["engine_config"].kv_cache_dtype == "fp8" and captured["engine_config"].gpu_memory_gb == 3.0

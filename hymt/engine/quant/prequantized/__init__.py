@@ -46,3 +46,15 @@ def detect_prequantized(config: dict) -> PrequantizedFormat | None:
         f"quantization_config.quant_method {method!r} is not supported; valid: 'gptq' (4-bit), "
         "'compressed-tensors' (fp8)"
     )
+
+
+def projection_parts(model) -> dict:
+    """HF module name ("model.layers.0.self_attn.k_proj") -> the rows of the quantized
+    projection it fills (a hunyuan_weights.QuantizedRowsTarget: module, start, stop)."""
+    from hymt.engine.models.hunyuan_weights import QuantizedRowsTarget, weight_targets
+
+    return {
+        name.removesuffix(".weight"): target
+        for name, target in weight_targets(model, quantized_weights=True).items()
+        if isinstance(target, QuantizedRowsTarget)
+    }

@@ -29,13 +29,23 @@ def register(subparsers) -> None:
                         help="with --real-shape: fewer decoder layers (smoke tests)")
     parser.add_argument("--hidden-size", type=int, default=None,
                         help="with --real-shape: a smaller hidden size (smoke tests); the vocabulary stays real")
+    parser.add_argument("--quantization", default=None, choices=_quantized_formats(), help=(
+        "write a tiny pre-quantized checkpoint in a published format (GPTQ int4 or compressed-tensors fp8)"))
     parser.set_defaults(func=_run)
+
+
+def _quantized_formats() -> list[str]:
+    from hymt.testing.quantized import WRITERS
+
+    return sorted(WRITERS)
 
 
 def _run(args: argparse.Namespace) -> int:
     from hymt.testing import write_real_shape_checkpoint, write_tiny_checkpoint
 
     if args.real_shape:
+        if args.quantization is not None:
+            raise InvalidInputError("--quantization applies to tiny checkpoints", field="quantization")
         if args.shards is not None:
             raise InvalidInputError(
                 "--shards applies to tiny checkpoints; --real-shape shards by size", field="shards"
@@ -49,6 +59,7 @@ def _run(args: argparse.Namespace) -> int:
             if getattr(args, name) is not None:
                 flag = "--" + name.replace("_", "-")
                 raise InvalidInputError(f"{flag} needs --real-shape (tiny checkpoints have fixed sizes)", field=name)
-        path = write_tiny_checkpoint(args.directory, args.family, seed=args.seed, num_shards=args.shards or 1)
+        path = write_tiny_checkpoint(args.directory, args.family, seed=args.seed, num_shards=args.shards or 1,
+                                     quantization=args.quantization)
     print(path)
     return 0

@@ -46,3 +46,16 @@ def test_real_shape_flag_conflicts(tmp_path, capsys):
     assert main(["make-test-model", str(tmp_path / "c"), "--real-shape", "--hidden-size", "0"]) == 2
     assert "hidden_size" in capsys.readouterr().err
     assert not any((tmp_path / name).exists() for name in "abc")
+
+
+def test_writes_a_pre_quantized_checkpoint_the_engine_loads(tmp_path, capsys):
+    import json
+
+    from hymt.engine.loader import load_model
+    from hymt.engine.quant import IntWeightLinear
+
+    target = tmp_path / "gptq"
+    assert main(["make-test-model", str(target), "--quantization", "gptq-int4"]) == 0
+    assert json.loads((target / "config.json").read_text())["quantization_config"]["quant_method"] == "gptq"
+    model = load_model(target, "cpu")
+    assert isinstance(model.layers[0].mlp.down_proj, IntWeightLinear) and model.quantization == "int4"

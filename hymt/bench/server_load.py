@@ -1,9 +1,11 @@
 """`hymt bench --server URL`: concurrent clients against a running hymt server's native API.
 
 Each of `concurrency` clients posts `POST {url}/api/translate` one request after another
-until `num_requests` have been sent or the time limit passes. Texts are unique and the
-translation cache is turned off per request, so every request reaches the engine; the
-`sampling` field forces the answer length (random-weight servers never stop on their own).
+until `num_requests` have been sent or the time limit passes. Texts are unique, the
+translation cache is turned off and the quality retry too (`"retry": false`), so every
+request reaches the engine exactly once, as in the offline benchmark; the `sampling` field
+forces the answer length (random-weight servers never stop on their own, and their noise
+would fail the quality guard).
 """
 from __future__ import annotations
 
@@ -69,7 +71,7 @@ class ServerLoadOptions:
         words = [_WORDS[i] for i in rng.integers(0, len(_WORDS), size=self.words)]
         text = f"Report {index}: " + " ".join(words) + "."
         return {
-            "text": text, "src": self.src, "tgt": self.tgt, "use_cache": False,
+            "text": text, "src": self.src, "tgt": self.tgt, "use_cache": False, "retry": False,
             "sampling": {"max_tokens": self.output_len, "ignore_eos": True, "temperature": 0},
         }
 

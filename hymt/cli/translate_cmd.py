@@ -46,6 +46,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("-o", "--output", help="write the translation to this file instead of stdout")
     parser.add_argument("--json", action="store_true", help="print the whole result (segments included) as JSON")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the translation cache")
+    parser.add_argument("--no-retry", action="store_true",
+                        help="report quality-guard issues without sending a flagged segment again")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar for files")
     parser.set_defaults(func=run)
 
@@ -95,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
         format=fmt,
         sampling=None if args.sampling == "greedy" else args.sampling,
         use_cache=not args.no_cache,
+        retry=not args.no_retry,
     )
     engine_options = {"base_url": args.base_url} if args.base_url else None
     with Translator(

@@ -47,6 +47,8 @@ class TranslateJob:
         sampling: explicit SamplingParams, "official" (the family's sampled decoding), or None
             for the Translator's default.
         use_cache: look up and store in the translation cache.
+        retry: let the quality guard send a flagged segment to the engine once more; False
+            keeps every segment to one engine request (`hymt bench --server`).
     """
 
     texts: tuple[str, ...]
@@ -59,6 +61,7 @@ class TranslateJob:
     format: str = "text"
     sampling: SamplingParams | str | None = None
     use_cache: bool = True
+    retry: bool = True
     extra: dict = field(default_factory=dict)
 
     @property

@@ -45,6 +45,7 @@ async def parse_job(request: Request) -> tuple[TranslateJob, bool, dict[str, Any
         format=check_format(body.get("format")),
         sampling=parse_sampling(get_object(body, "sampling")),
         use_cache=get_bool(body, "use_cache", st.settings.cache),
+        retry=get_bool(body, "retry", True),
     )
     return job, was_list, body
 

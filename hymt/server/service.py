@@ -154,6 +154,7 @@ class ModelService:
             "template": job.template, "sampling": self._sampling(job),
             "format": None if job.format == "text" else job.format,
             "use_cache": None if job.use_cache else False,
+            "retry": None if job.retry else False,
         }
         for name, value in optional.items():
             if value is not None:

@@ -10,6 +10,9 @@ decoding loops without it, models.md §8) and max_tokens scaled to the segment
 (3 x source tokens + 64, at most MAX_NEW_TOKENS). "official" uses the family's sampling
 with the same scaled limit; a SamplingParams (or a dict of its fields) is used as given.
 The family's stop ids are always added.
+
+Retry: a segment the quality guard flags gets one more request with the family's official
+sampling (`retry_sampling`) unless `retry` is False; the issues are reported either way.
 """
 from __future__ import annotations
 
@@ -46,6 +49,9 @@ class TranslateOptions:
         sampling: explicit SamplingParams, or None for the scaled default.
         official: use the family's official sampling (scaled max_tokens).
         use_cache: read and write the translation cache.
+        retry: send a segment the quality guard flags to the engine once more (official
+            sampling, another seed). False: every segment costs exactly one engine request
+            (benchmarks); the issues are still reported, and flagged answers not cached.
     """
 
     target: Language
@@ -58,6 +64,7 @@ class TranslateOptions:
     sampling: SamplingParams | None = None
     official: bool = False
     use_cache: bool = True
+    retry: bool = True
 
 
 def make_options(
@@ -72,6 +79,7 @@ def make_options(
     format="text",
     sampling=None,
     use_cache=True,
+    retry=True,
 ) -> TranslateOptions:
     """Validate a call's arguments against `family` (raises hymt.errors on bad input)."""
     target = get_language(to, field="to")
@@ -88,10 +96,13 @@ def make_options(
         for needed, field in (("terminology", "glossary"), ("context", "context"), ("style", "style")):
             if {"glossary": terms, "context": context, "style": style}[field]:
                 _require(family, needed, field)
+    if not isinstance(retry, bool):
+        raise InvalidInputError(f"retry must be True or False, got {retry!r}", field="retry")
     params, official = parse_sampling(family, sampling)
     return TranslateOptions(
         target=target, source=src, glossary=terms, context=context, style=style, template=chosen,
         format=check_format(format), sampling=params, official=official, use_cache=bool(use_cache),
+        retry=retry,
     )
 
 

@@ -4,7 +4,8 @@
 cache and renders one prompt per remaining unique segment. `Pipeline.run` is a generator:
 it yields `Round`s of engine requests and is sent their outputs, so one body of logic
 serves the blocking and the asyncio drivers in translator.py. A round holds every request
-of the call: the whole batch or document reaches the engine at once.
+of the call: the whole batch or document reaches the engine at once. A second round (the
+quality retry of the flagged segments) follows only when the options allow retries.
 """
 from __future__ import annotations
 
@@ -234,7 +235,8 @@ class Pipeline:
         """The cleaned text of an engine output and its quality issues."""
         text = clean_output(self.model.decode(list(out.token_ids)), work.source)
         issues = check_translation(
-            work.source, text, target=work.target, source_lang=work.source_lang, finish_reason=out.finish_reason
+            work.source, text, target=work.target, source_lang=work.source_lang, finish_reason=out.finish_reason,
+            ignore_eos=work.params.ignore_eos,
         )
         return text, issues
 
@@ -247,7 +249,7 @@ class Pipeline:
         for work, out in zip(works, outputs):
             work.text, work.issues = self.answer(work, out)
             work.prompt_tokens, work.completion_tokens = len(out.prompt_token_ids), len(out.token_ids)
-            if work.issues:
+            if work.issues and plan.options.retry:
                 retry.append(work)
         if retry:
             requests = [Request(w.prompt_ids, self._retry_params(w)) for w in retry]

@@ -1,9 +1,10 @@
 """Quality guard: cheap checks that catch the failures community servers see (api-conventions
 §9.3): an empty answer, an echo of the source, the wrong script for the target, runaway
-repetition, and an answer cut at the token limit (which with our generous limit means a loop).
+repetition, and an answer cut at the token limit (which with our generous limit means a loop),
+unless the request asked to run to the limit (`ignore_eos`: benchmarks force the length).
 
 `check_translation` returns short issue codes; the Translator retries a segment once (with
-the family's official sampling) when any is found.
+the family's official sampling) when any is found, unless the call passed retry=False.
 """
 from __future__ import annotations
 
@@ -108,8 +109,12 @@ def check_translation(
     target: Language,
     source_lang: Language | None = None,
     finish_reason: str | None = None,
+    ignore_eos: bool = False,
 ) -> tuple[str, ...]:
-    """Issue codes for one segment's answer; empty when it looks like a translation."""
+    """Issue codes for one segment's answer; empty when it looks like a translation.
+
+    `ignore_eos`: the request's sampling had ignore_eos set, so a "length" finish is what
+    was asked for, not a cut answer (the other checks still apply)."""
     if not output.strip():
         return (EMPTY,) if source.strip() else ()
     issues = []
@@ -119,6 +124,6 @@ def check_translation(
         issues.append(WRONG_SCRIPT)
     if is_repetitive(source, output):
         issues.append(REPETITION)
-    if finish_reason == "length":
+    if finish_reason == "length" and not ignore_eos:
         issues.append(LENGTH)
     return tuple(issues)

@@ -53,7 +53,8 @@ class _SegmentStream:
         work.completion_tokens = len(self.ids)
         reason = self.last.finish_reason if self.last is not None else None
         work.issues = check_translation(
-            work.source, work.text, target=work.target, source_lang=work.source_lang, finish_reason=reason
+            work.source, work.text, target=work.target, source_lang=work.source_lang, finish_reason=reason,
+            ignore_eos=work.params.ignore_eos,
         )
         return piece
 

@@ -100,7 +100,7 @@ class Translator:
 
     def translate(
         self, text: str, to, source="auto", *, glossary=None, context=None, style=None, template=None,
-        format="text", sampling=None, use_cache=True,
+        format="text", sampling=None, use_cache=True, retry=True,
     ) -> TranslationResult:
         """Translate one text: segmented, every segment in one engine batch, reassembled.
 
@@ -115,42 +115,46 @@ class Translator:
             format: "text", "markdown", "html" or "srt" (what is markup, kept verbatim).
             sampling: None (greedy), "official" (the family's values) or SamplingParams.
             use_cache: read and write the translation cache.
+            retry: send a segment the quality guard flags once more (official sampling);
+                False makes every segment exactly one engine request (its issues are still
+                reported on the result).
         """
         options = dict(glossary=glossary, context=context, style=style, template=template, format=format,
-                       sampling=sampling, use_cache=use_cache)
+                       sampling=sampling, use_cache=use_cache, retry=retry)
         return self._translate([check_text(text)], to, source, None, options)[0]
 
     def translate_batch(
         self, texts: list[str], to, source="auto", *, glossary=None, context=None, style=None, template=None,
-        format="text", sampling=None, use_cache=True,
+        format="text", sampling=None, use_cache=True, retry=True,
     ) -> list[TranslationResult]:
         """Translate many texts; all their segments go to the engine at once; input order.
         Arguments as `translate`; the source is detected per text when "auto"."""
         options = dict(glossary=glossary, context=context, style=style, template=template, format=format,
-                       sampling=sampling, use_cache=use_cache)
+                       sampling=sampling, use_cache=use_cache, retry=retry)
         return self._translate(_check_texts(texts), to, source, None, options)
 
     def translate_document(
         self, text: str, to, source="auto", *, glossary=None, context=None, style=None, template=None,
-        format="text", sampling=None, use_cache=True, progress=None,
+        format="text", sampling=None, use_cache=True, retry=True, progress=None,
     ) -> TranslationResult:
         """`translate` reporting progress over segments: `progress` is a callable
         (done, total) or a tqdm-like bar (its total is set, `update(n)` called)."""
         options = dict(glossary=glossary, context=context, style=style, template=template, format=format,
-                       sampling=sampling, use_cache=use_cache)
+                       sampling=sampling, use_cache=use_cache, retry=retry)
         return self._translate([check_text(text)], to, source, progress, options)[0]
 
     def stream(
         self, text: str, to, source="auto", *, glossary=None, context=None, style=None, template=None,
-        format="text", sampling=None, use_cache=True,
+        format="text", sampling=None, use_cache=True, retry=True,
     ) -> TranslationStream:
         """The translation in pieces as tokens arrive, segment after segment: iterate the
         returned stream for text (the pieces join to the whole translation, markup and
         whitespace kept); once they are all out, its `result` is the TranslationResult with
         the token counts. Streaming cannot take text back, so the quality guard records
-        issues but does not retry here (the counts are those of the one attempt)."""
+        issues but does not retry here (the counts are those of the one attempt; `retry` is
+        accepted, for the same keywords as `translate`, and changes nothing)."""
         options = dict(glossary=glossary, context=context, style=style, template=template, format=format,
-                       sampling=sampling, use_cache=use_cache)
+                       sampling=sampling, use_cache=use_cache, retry=retry)
         plan = self._plan([check_text(text)], to, source, options)
         return TranslationStream(stream_plan(self._pipeline, plan, self._engine))
 
@@ -270,7 +274,7 @@ class Translator:
             return done.value
 
 
-_OPTION_NAMES = ("glossary", "context", "style", "template", "format", "sampling", "use_cache")
+_OPTION_NAMES = ("glossary", "context", "style", "template", "format", "sampling", "use_cache", "retry")
 
 
 def _known(kwargs: dict) -> dict:

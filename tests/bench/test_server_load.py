@@ -21,6 +21,7 @@ def test_counts_completions_errors_and_tokens():
     assert not result.timed_out
     body = server.bodies[0]
     assert body["src"] == "de" and body["tgt"] == "ja" and body["use_cache"] is False
+    assert body["retry"] is False  # one engine request per request, as offline
     assert body["sampling"] == {"max_tokens": 8, "ignore_eos": True, "temperature": 0}
     assert len({b["text"] for b in server.bodies}) == 20  # unique texts: no cache hits
 

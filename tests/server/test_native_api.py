@@ -81,17 +81,30 @@ def test_stream_sends_deltas_then_done(client):
 
 
 def test_stream_done_counts_the_tokens_of_the_request(client):
-    # ignore_eos: the greedy answer is exactly 6 tokens, streamed or not.
+    # ignore_eos: the greedy answer is exactly 6 tokens, streamed or not; "retry": false (what
+    # `hymt bench --server` sends): /api/translate asks the engine once, as the stream does.
     payload = {"text": "Count these tokens, please.", "src": "en", "tgt": "de", "use_cache": False,
-               "sampling": {"max_tokens": 6, "ignore_eos": True}}
+               "retry": False, "sampling": {"max_tokens": 6, "ignore_eos": True}}
     with client.stream("POST", "/api/translate/stream", json=payload) as r:
         done = _sse(r.iter_lines())[-1][1]
     plain = client.post("/api/translate", json=payload).json()
-    assert done["usage"]["completion_tokens"] == 6 and done["retried"] is False
-    # The answer is cut at max_tokens, so /api/translate retries it once with the same prompt
-    # (the stream cannot take text back and does not).
-    assert plain["retried"] is True
-    assert plain["usage"]["prompt_tokens"] == 2 * done["usage"]["prompt_tokens"] > 0
+    assert done["usage"]["completion_tokens"] == plain["usage"]["completion_tokens"] == 6
+    assert done["retried"] is False and plain["retried"] is False
+    assert plain["usage"]["prompt_tokens"] == done["usage"]["prompt_tokens"] > 0
+    assert plain["translation"] == done["translation"]
+    assert "length" not in plain["issues"], "ignore_eos asked for the length: not a truncation"
+
+
+def test_retry_field_switches_the_second_request(client):
+    # Without ignore_eos the random model's answer is cut at max_tokens: flagged "length".
+    payload = {"text": "Retry this sentence, maybe.", "src": "en", "tgt": "de", "use_cache": False,
+               "sampling": {"max_tokens": 6}}
+    retried = client.post("/api/translate", json=payload).json()
+    once = client.post("/api/translate", json={**payload, "retry": False}).json()
+    assert retried["retried"] is True and once["retried"] is False
+    assert "length" in once["issues"], "issues are reported even when not retried"
+    assert retried["usage"]["prompt_tokens"] == 2 * once["usage"]["prompt_tokens"] > 0
+    assert once["usage"]["completion_tokens"] == 6
 
 
 ANSWER = "Guten Morgen, wie geht es dir heute?"
@@ -159,6 +172,11 @@ def test_stream_rejects_a_list(client):
     assert r.status_code == 400 and r.json()["error"]["field"] == "text"
 
 
+def test_stream_checks_the_retry_field(client):
+    r = client.post("/api/translate/stream", json={"text": "Hi there.", "tgt": "de", "retry": "maybe"})
+    assert r.status_code == 422 and r.json()["error"]["field"] == "retry"
+
+
 def test_detect(client):
     r = client.post("/api/detect", json={"text": "Dies ist ein deutscher Satz über das Wetter."})
     assert r.status_code == 200
@@ -195,6 +213,9 @@ def test_languages_models_status(client):
         ({"text": "Hi", "tgt": "de", "format": "pdf"}, 400, "format", ["markdown", "srt"]),
         ({"text": "Hi", "tgt": "de", "glossary": "x"}, 422, "glossary", ["glossary"]),
         ({"text": "Hi", "tgt": "de", "use_cache": "maybe"}, 422, "use_cache", ["boolean"]),
+        ({"text": "Hi", "tgt": "de", "retry": "maybe"}, 422, "retry", ["boolean"]),
+        ({"text": "Hi", "tgt": "de", "retry": 0}, 422, "retry", ["boolean"]),
+        ({"text": "Hi", "tgt": "de", "retry": ["no"]}, 422, "retry", ["boolean"]),
         ({"text": "x" * 20001, "tgt": "de"}, 413, "text", ["20000", "--max-chars"]),
         ({"text": ["x"] * 129, "tgt": "de"}, 413, "text", ["128", "--max-batch"]),
     ],

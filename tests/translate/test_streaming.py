@@ -75,16 +75,25 @@ def test_abandoned_stream_cancels_and_caches_what_finished(make_translator):
 def test_native_engine_counts_on_the_tiny_checkpoint(tiny_dir):
     from hymt.translate import Translator
 
-    params = SamplingParams(max_tokens=6, ignore_eos=True)  # greedy, exactly 6 tokens
+    text = "Stream this sentence please."
+    forced = SamplingParams(max_tokens=6, ignore_eos=True)  # greedy, exactly 6 tokens
+    cut = SamplingParams(max_tokens=6)  # the random model never stops this early: cut off
     with Translator(str(tiny_dir), engine="native", device="cpu", cache=False) as translator:
-        stream = translator.stream("Stream this sentence please.", to="de", source="en", sampling=params)
-        text = "".join(stream)
-        plain = translator.translate("Stream this sentence please.", to="de", source="en", sampling=params)
+        stream = translator.stream(text, to="de", source="en", sampling=forced)
+        pieces = "".join(stream)
+        plain = translator.translate(text, to="de", source="en", sampling=forced, retry=False)
+        cut_stream = translator.stream(text, to="de", source="en", sampling=cut)
+        cut_pieces = "".join(cut_stream)
+        cut_plain = translator.translate(text, to="de", source="en", sampling=cut)
     streamed = stream.result
-    assert streamed.text == text and streamed.completion_tokens == 6
-    assert "length" in streamed.issues and not streamed.retried  # streaming never retries
-    # translate's first attempt is the same greedy request; the cut-off answer is retried once.
-    assert plain.retried and plain.prompt_tokens == 2 * streamed.prompt_tokens > 0
+    assert streamed.text == pieces == plain.text and streamed.completion_tokens == plain.completion_tokens == 6
+    # ignore_eos asked for the length: neither path calls it a truncation; one request each.
+    assert "length" not in streamed.issues and "length" not in plain.issues
+    assert not plain.retried and plain.prompt_tokens == streamed.prompt_tokens > 0
+    # Cut at max_tokens: flagged; the stream never retries, translate retries once.
+    assert cut_stream.result.text == cut_pieces and "length" in cut_stream.result.issues
+    assert not cut_stream.result.retried
+    assert cut_plain.retried and cut_plain.prompt_tokens == 2 * cut_stream.result.prompt_tokens > 0
 
 
 @pytest.mark.parametrize("method", ["stream", "astream"])

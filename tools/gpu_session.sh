@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The GPU measurements behind docs/BENCHMARKS.md, one stage per call of the device tool:
+#   bash tools/gpu_session.sh quant18|quant7|budgets|server
+# Outputs (text + JSON) go to $OUT (default ./gpu-out). Wheels carried in .whl/ are installed
+# first when present (the GPU machine has no fastapi/uvicorn/pydantic).
+set -u
+OUT=${OUT:-./gpu-out}
+mkdir -p "$OUT"
+export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
+if ls .whl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+    && export PYTHONPATH=$PYTHONPATH:/tmp/site
+fi
+bench() {  # bench NAME ARGS...: hymt bench with its report in $OUT/NAME.txt and JSON in $OUT/NAME.json
+  local name=$1; shift
+  timeout "${BENCH_TIMEOUT:-300}" python3 -m hymt bench "$@" --json "$OUT/$name.json" >"$OUT/$name.txt" 2>"$OUT/$name.err"
+  echo "== $name rc=$?"; tail -n "${TAIL:-14}" "$OUT/$name.txt"; grep -E "Error|Traceback" -A2 "$OUT/$name.err" | tail -6
+}
+case "${1:-}" in
+  quant18)
+    timeout 240 python3 tools/gpu_check_quant.py >"$OUT/gpu_check_quant.txt" 2>&1; echo "== gpu_check_quant rc=$?"
+    grep -E "PASS|FAIL|rel [0-9.e+-]*[1-9]e-0[0-2]" "$OUT/gpu_check_quant.txt" | tail -8
+    bench quant18 --random-weights --family HY-MT1.5-1.8B --compare-quantization bf16,int8,int4,fp8 ;;
+  quant7)
+    BENCH_TIMEOUT=560 bench quant7 --random-weights --family HY-MT1.5-7B --compare-quantization bf16,int8,int4,fp8 ;;
+  budgets)
+    TAIL=8 bench int4_7b_8gb --random-weights --family HY-MT1.5-7B --quantization int4 --gpu-memory-gb 8
+    TAIL=8 bench int4_18_3gb --random-weights --family HY-MT1.5-1.8B --quantization int4 --gpu-memory-gb 3
+    TAIL=8 bench kvfp8_18 --random-weights --family HY-MT1.5-1.8B --kv-cache-dtype fp8 --gpu-memory-gb 8 ;;
+  server)
+    DIR=/tmp/hy18
+    start=$(date +%s); python3 -m hymt make-test-model "$DIR" --family HY-MT1.5-1.8B --real-shape >/dev/null 2>&1
+    echo "== wrote the real-shape checkpoint in $(( $(date +%s) - start )) s"
+    # Server prompts (40 words, en->zh, the official template) are 255-275 tokens with this tokenizer.
+    bench offline_ckpt18 --model "$DIR" --prompt-len-min 255 --prompt-len-max 275 --num-requests 4000
+    grep -h "loaded /tmp" "$OUT/offline_ckpt18.err" | tail -1  # weights from disk to the GPU (load_model)
+    python3 -m hymt serve --model "$DIR" --port 8000 --max-queue 4096 --no-cache --log-level warning \
+      >"$OUT/serve.log" 2>&1 &
+    server=$!
+    for _ in $(seq 240); do python3 -c "import httpx,sys; sys.exit(httpx.get('http://127.0.0.1:8000/ready').status_code!=200)" 2>/dev/null && break; sleep 1; done
+    for c in 64 256; do
+      timeout 200 python3 -m hymt bench --server http://127.0.0.1:8000 --concurrency $c --num-requests 4000 \
+        --json "$OUT/server_c$c.json" >"$OUT/server_c$c.txt" 2>&1; echo "== server c=$c rc=$?"; tail -4 "$OUT/server_c$c.txt"
+    done
+    kill $server; wait $server 2>/dev/null; tail -3 "$OUT/serve.log" ;;
+  *) echo "usage: $0 quant18|quant7|budgets|server" >&2; exit 2 ;;
+esac

@@ -34,6 +34,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--base-url", help="server root for --engine openai (e.g. http://127.0.0.1:8001)")
     parser.add_argument("--device", help="torch device (default: CUDA if available, else CPU)")
     parser.add_argument("--dtype", help="weight dtype (default: bfloat16 on CUDA, float32 on CPU)")
+    parser.add_argument("--quantization", choices=("int8", "int4", "fp8"),
+                        help="weight quantization at load (native engine); fp8 needs a Hopper-class GPU")
     parser.add_argument("--glossary", action="append", default=[], metavar="SRC=TGT",
                         help="glossary entry (repeatable)")
     parser.add_argument("--context", help="preceding text the input follows (context template)")
@@ -101,7 +103,8 @@ def run(args: argparse.Namespace) -> int:
     )
     engine_options = {"base_url": args.base_url} if args.base_url else None
     with Translator(
-        args.model, engine=args.engine, device=args.device, dtype=args.dtype, family=args.family,
+        args.model, engine=args.engine, device=args.device, dtype=args.dtype, quantization=args.quantization,
+        family=args.family,
         cache=not args.no_cache, engine_options=engine_options,
     ) as translator:
         if filename is not None and not args.no_progress:

@@ -71,3 +71,10 @@ def test_bad_arguments_exit_2(tiny_model, capsys):
     assert main(["translate", "Hello", "--to", "de", "--model", tiny_model, "--engine", BACKENDS[0],
                  "--glossary", "nope"]) == 2
     assert "SRC=TGT" in capsys.readouterr().err
+
+
+def test_quantized_native_engine_translates(tiny_model, capsys):
+    assert main(["translate", "Hello world.", "--to", "de", "--from", "en", "--model", tiny_model,
+                 "--device", "cpu", "--quantization", "int8", "--no-retry", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["completion_tokens"] > 0 and data["segments"][0]["source"] == "Hello world."

@@ -10,6 +10,19 @@ import torch.nn.functional as F
 from torch import nn
 
 
+def frozen_param(t: torch.Tensor) -> nn.Parameter:
+    """An inference-only parameter (any dtype: packed ints and fp8 included)."""
+    return nn.Parameter(t, requires_grad=False)
+
+
+def fused_output_sizes(out_features: int, output_sizes: tuple[int, ...] | None) -> tuple[int, ...]:
+    """The widths of the fused parts (default: one part); ValueError when they do not add up."""
+    sizes = output_sizes or (out_features,)
+    if sum(sizes) != out_features:
+        raise ValueError(f"output_sizes {sizes} do not add up to out_features {out_features}")
+    return sizes
+
+
 class Linear(nn.Module):
     """y = x @ weight.T (+ bias); weight [out_features, in_features] in the model dtype.
 
@@ -30,17 +43,9 @@ class Linear(nn.Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.output_sizes = output_sizes or (out_features,)
-        if sum(self.output_sizes) != out_features:
-            raise ValueError(f"output_sizes {self.output_sizes} do not add up to out_features {out_features}")
-        self.weight = nn.Parameter(
-            torch.empty(out_features, in_features, device=device, dtype=dtype), requires_grad=False
-        )
-        self.bias = (
-            nn.Parameter(torch.empty(out_features, device=device, dtype=dtype), requires_grad=False)
-            if bias
-            else None
-        )
+        self.output_sizes = fused_output_sizes(out_features, output_sizes)
+        self.weight = frozen_param(torch.empty(out_features, in_features, device=device, dtype=dtype))
+        self.bias = frozen_param(torch.empty(out_features, device=device, dtype=dtype)) if bias else None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return F.linear(x, self.weight, self.bias)

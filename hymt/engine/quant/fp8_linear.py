@@ -10,12 +10,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from hymt.engine.layers.linear import frozen_param, fused_output_sizes
+
 from hymt.engine.quant.fp8_weights import dequantize_fp8_rows, quantize_fp8_rows, require_fp8
-
-
-def _param(t: torch.Tensor) -> nn.Parameter:
-    return nn.Parameter(t, requires_grad=False)
-
 
 class Fp8Linear(nn.Module):
     """y = (q_x s_x) @ (q_w s_w).T (+ bias), q_x quantized per row of x at run time."""
@@ -25,12 +22,10 @@ class Fp8Linear(nn.Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.output_sizes = output_sizes or (out_features,)
-        if sum(self.output_sizes) != out_features:
-            raise ValueError(f"output_sizes {self.output_sizes} do not add up to out_features {out_features}")
-        self.weight = _param(torch.zeros(out_features, in_features, device=device, dtype=require_fp8()))  # [N, K]
-        self.weight_scale = _param(torch.ones(out_features, device=device, dtype=torch.float32))  # [N]
-        self.bias = _param(torch.zeros(out_features, device=device, dtype=dtype)) if bias else None
+        self.output_sizes = fused_output_sizes(out_features, output_sizes)
+        self.weight = frozen_param(torch.zeros(out_features, in_features, device=device, dtype=require_fp8()))  # [N, K]
+        self.weight_scale = frozen_param(torch.ones(out_features, device=device, dtype=torch.float32))  # [N]
+        self.bias = frozen_param(torch.zeros(out_features, device=device, dtype=dtype)) if bias else None
 
     @torch.no_grad()
     def load_float_rows(self, start: int, w: torch.Tensor) -> None:

@@ -12,14 +12,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from hymt.engine.layers.linear import frozen_param, fused_output_sizes
 from hymt.engine.quant.int_weights import IntWeights, dequantize_int, quantize_int
 from hymt.engine.quant.schemes import QuantScheme, effective_group_size
 
 _HAS_TRITON = importlib.util.find_spec("triton") is not None
-
-
-def _param(t: torch.Tensor) -> nn.Parameter:
-    return nn.Parameter(t, requires_grad=False)
 
 
 class IntWeightLinear(nn.Module):
@@ -35,9 +32,7 @@ class IntWeightLinear(nn.Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.output_sizes = output_sizes or (out_features,)
-        if sum(self.output_sizes) != out_features:
-            raise ValueError(f"output_sizes {self.output_sizes} do not add up to out_features {out_features}")
+        self.output_sizes = fused_output_sizes(out_features, output_sizes)
         self.bits = scheme.bits
         self.group_size = effective_group_size(in_features, scheme.group_size)
         groups = in_features // self.group_size
@@ -45,12 +40,12 @@ class IntWeightLinear(nn.Module):
             qweight = torch.zeros(out_features, in_features // 2, device=device, dtype=torch.uint8)
         else:
             qweight = torch.zeros(out_features, in_features, device=device, dtype=torch.int8)
-        self.qweight = _param(qweight)  # [N, K] int8 or [N, K // 2] packed uint8
-        self.scales = _param(torch.zeros(out_features, groups, device=device, dtype=dtype))  # [N, groups]
+        self.qweight = frozen_param(qweight)  # [N, K] int8 or [N, K // 2] packed uint8
+        self.scales = frozen_param(torch.zeros(out_features, groups, device=device, dtype=dtype))  # [N, groups]
         self.zeros = (
-            _param(torch.zeros(out_features, groups, device=device, dtype=dtype)) if scheme.has_zero_point else None
+            frozen_param(torch.zeros(out_features, groups, device=device, dtype=dtype)) if scheme.has_zero_point else None
         )
-        self.bias = _param(torch.zeros(out_features, device=device, dtype=dtype)) if bias else None
+        self.bias = frozen_param(torch.zeros(out_features, device=device, dtype=dtype)) if bias else None
 
     @property
     def weights(self) -> IntWeights:

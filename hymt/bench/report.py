@@ -91,6 +91,10 @@ def format_server_load(result: ServerLoadResult) -> str:
              f"{result.completion_tokens / max(result.wall_s, 1e-9):.0f} completion tok/s",
              f"latency ms: p50 {_ms(result.latency_ms_p50)}, p90 {_ms(result.latency_ms_p90)}, "
              f"p99 {_ms(result.latency_ms_p99)}, mean {_ms(result.latency_ms_mean)}"]
+    if result.completed and result.segments:
+        lines.append(f"per request: {result.prompt_tokens / result.segments:.0f} prompt tokens per segment, "
+                     f"{result.segments / result.completed:.2f} segments (engine requests); "
+                     f"{result.segments / max(result.wall_s, 1e-9):.2f} engine requests/s")
     return "\n".join(lines)
 
 

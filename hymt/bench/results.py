@@ -162,7 +162,9 @@ class ServerLoadResult:
         wall_s / requests_per_s: wall time of the run and completed requests per second.
         latency_ms_p50 / p90 / p99 / mean: per-request latency of the completed requests (None
             when none completed).
-        completion_tokens: generated tokens the server reported (0 when it reports none).
+        completion_tokens / prompt_tokens: tokens the server reported (0 when it reports none).
+        segments: engine requests behind the completed requests (the server splits a text into
+            segments of at most 200 tokens and sends each to the engine); 0 when not reported.
         timed_out: True when the time limit stopped the run before every request was sent.
     """
 
@@ -180,6 +182,8 @@ class ServerLoadResult:
     latency_ms_mean: float | None
     completion_tokens: int
     timed_out: bool
+    prompt_tokens: int = 0
+    segments: int = 0
     env: EnvInfo | None = None
 
     def to_dict(self) -> dict[str, Any]:

@@ -10,6 +10,8 @@ would fail the quality guard).
 from __future__ import annotations
 
 import asyncio
+import logging
+import ssl
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -78,15 +80,23 @@ class ServerLoadOptions:
 
 def run_server_load(options: ServerLoadOptions, *, env: EnvInfo | None = None) -> ServerLoadResult:
     """Drive the server and summarise what came back."""
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one INFO line per request otherwise
     return asyncio.run(_drive(options, env))
 
 
 async def _drive(o: ServerLoadOptions, env: EnvInfo | None) -> ServerLoadResult:
     headers = {"Authorization": f"Bearer {o.api_key}"} if o.api_key else {}
-    limits = httpx.Limits(max_connections=o.concurrency, max_keepalive_connections=o.concurrency)
     latencies: list[float] = []
     errors: Counter[str] = Counter()
-    state = {"next": 0, "tokens": 0, "timed_out": False}
+    state = {"next": 0, "timed_out": False}
+    usage = _Usage()
+    # One client (one connection pool) per simulated user: httpcore's pool scans every
+    # connection on each request, so a shared pool of hundreds made the load generator the
+    # bottleneck it was meant to measure. They share one TLS context (building one costs ~20 ms).
+    tls = ssl.create_default_context()
+    clients = [httpx.AsyncClient(base_url=o.url.rstrip("/"), headers=headers, timeout=o.timeout_s, verify=tls,
+                                 limits=httpx.Limits(max_connections=1, max_keepalive_connections=1))
+               for _ in range(o.concurrency)]
     start = time.perf_counter()
     deadline = start + o.time_limit_s
 
@@ -107,11 +117,12 @@ async def _drive(o: ServerLoadOptions, env: EnvInfo | None) -> ServerLoadResult:
                 errors[str(resp.status_code)] += 1
                 continue
             latencies.append(time.perf_counter() - t0)
-            state["tokens"] += _completion_tokens(resp)
+            usage.add(resp)
 
-    async with httpx.AsyncClient(base_url=o.url.rstrip("/"), headers=headers, timeout=o.timeout_s,
-                                 limits=limits) as client:
-        await asyncio.gather(*(client_loop(client) for _ in range(o.concurrency)))
+    try:
+        await asyncio.gather(*(client_loop(client) for client in clients))
+    finally:
+        await asyncio.gather(*(client.aclose() for client in clients))
     wall = time.perf_counter() - start
     ms = [t * 1e3 for t in latencies]
     return ServerLoadResult(
@@ -119,14 +130,25 @@ async def _drive(o: ServerLoadOptions, env: EnvInfo | None) -> ServerLoadResult:
         errors=sum(errors.values()), error_kinds=dict(errors), wall_s=wall, requests_per_s=len(latencies) / wall,
         latency_ms_p50=percentile(ms, 50) if ms else None, latency_ms_p90=percentile(ms, 90) if ms else None,
         latency_ms_p99=percentile(ms, 99) if ms else None, latency_ms_mean=float(np.mean(ms)) if ms else None,
-        completion_tokens=state["tokens"],
+        completion_tokens=usage.completion_tokens, prompt_tokens=usage.prompt_tokens, segments=usage.segments,
         timed_out=bool(state["timed_out"]), env=env,
     )
 
 
-def _completion_tokens(resp: httpx.Response) -> int:
-    try:
-        usage = resp.json().get("usage") or {}
-        return int(usage.get("completion_tokens") or 0)
-    except (ValueError, AttributeError, TypeError):
-        return 0
+@dataclass
+class _Usage:
+    """What the completed responses reported: token counts and segments (engine requests)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    segments: int = 0
+
+    def add(self, resp: httpx.Response) -> None:
+        try:
+            body = resp.json()
+            usage = body.get("usage") or {}
+            self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
+            self.completion_tokens += int(usage.get("completion_tokens") or 0)
+            self.segments += sum(int(r.get("segments") or 0) for r in body.get("results") or [])
+        except (ValueError, AttributeError, TypeError):
+            pass

@@ -41,13 +41,18 @@ class RequestHandle:
         self._prompt = prompt_token_ids
         self._cond = threading.Condition()
         self._deltas: deque[list[int]] = deque()  # new_token_ids per step, not yet streamed
-        self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future]] = []
+        # Futures to resolve: on every delta (stream) or only at the end (wait). `wait()`
+        # callers are not woken per token: with hundreds of requests in flight, one event-loop
+        # wake-up per request per step starved the engine thread of the GIL.
+        self._delta_waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future]] = []
+        self._final_waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future]] = []
         self._final: RequestOutput | None = None
         self._error: BaseException | None = None
         self._latest: RequestOutput | None = None
 
     # -- loop-thread side ---------------------------------------------------------------------
-    def _push(self, out: RequestOutput) -> None:
+    def _push(self, out: RequestOutput, wake: _WakeList) -> None:
+        """Record one step's output; the futures to resolve go to `wake` (resolved in bulk)."""
         with self._cond:
             if self.done:
                 return
@@ -57,23 +62,24 @@ class RequestHandle:
             if out.finished:
                 self._final = out
             self._cond.notify_all()
-            self._wake()
+            self._take_waiters(wake, final=out.finished)
 
     def _fail(self, error: BaseException) -> None:
+        wake = _WakeList()  # failures are rare: woken one by one
         with self._cond:
             if self.done:
                 return
             self._error = error
             self._cond.notify_all()
-            self._wake()
+            self._take_waiters(wake, final=True)
+        wake.resolve()
 
-    def _wake(self) -> None:
-        waiters, self._waiters = self._waiters, []
-        for loop, fut in waiters:
-            try:
-                loop.call_soon_threadsafe(_resolve, fut)
-            except RuntimeError:  # that event loop is closed: nobody is waiting any more
-                pass
+    def _take_waiters(self, wake: _WakeList, *, final: bool) -> None:
+        wake.extend(self._delta_waiters)
+        self._delta_waiters = []
+        if final:
+            wake.extend(self._final_waiters)
+            self._final_waiters = []
 
     # -- caller side ------------------------------------------------------------------------
     @property
@@ -93,7 +99,7 @@ class RequestHandle:
             with self._cond:
                 if self.done:
                     return self._outcome()
-                fut = self._register_waiter()
+                fut = self._register_waiter(self._final_waiters)
             await fut
 
     async def stream(self) -> AsyncIterator[RequestOutput]:
@@ -113,7 +119,7 @@ class RequestHandle:
                 elif self._final is not None:
                     new, last = [], True
                 else:
-                    new, last, fut = None, False, self._register_waiter()
+                    new, last, fut = None, False, self._register_waiter(self._delta_waiters)
             if new is None:
                 await fut
                 continue
@@ -133,10 +139,11 @@ class RequestHandle:
         assert self._final is not None
         return self._final
 
-    def _register_waiter(self) -> asyncio.Future:
+    @staticmethod
+    def _register_waiter(waiters: list) -> asyncio.Future:
         loop = asyncio.get_running_loop()
         fut = loop.create_future()
-        self._waiters.append((loop, fut))
+        waiters.append((loop, fut))
         return fut
 
     def _delta(self, emitted: list[int], new: list[int], last: bool) -> RequestOutput:
@@ -156,9 +163,29 @@ class RequestHandle:
         )
 
 
-def _resolve(fut: asyncio.Future) -> None:
-    if not fut.done():
-        fut.set_result(None)
+class _WakeList:
+    """Futures of caller event loops, resolved with one call_soon_threadsafe per loop."""
+
+    def __init__(self) -> None:
+        self._by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Future]] = {}
+
+    def extend(self, waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future]]) -> None:
+        for loop, fut in waiters:
+            self._by_loop.setdefault(loop, []).append(fut)
+
+    def resolve(self) -> None:
+        for loop, futures in self._by_loop.items():
+            try:
+                loop.call_soon_threadsafe(_resolve_all, futures)
+            except RuntimeError:  # that event loop is closed: nobody is waiting any more
+                pass
+        self._by_loop.clear()
+
+
+def _resolve_all(futures: list[asyncio.Future]) -> None:
+    for fut in futures:
+        if not fut.done():
+            fut.set_result(None)
 
 
 class AsyncEngine:
@@ -255,13 +282,16 @@ class AsyncEngine:
                 handle._fail(EngineError(f"request {handle.request_id} could not be added: {e!r}"))
                 continue
             self._handles[handle.request_id] = handle
+        wake = _WakeList()
         for handle in cancels:
             if self._handles.pop(handle.request_id, None) is None:
                 continue
             self._abort_quietly(handle.request_id)
             handle._push(RequestOutput(handle.request_id, handle._prompt,
                                        token_ids=list(handle._latest.token_ids) if handle._latest else [],
-                                       finished=True, finish_reason="abort", finish_time=time.perf_counter()))
+                                       finished=True, finish_reason="abort", finish_time=time.perf_counter()),
+                         wake)
+        wake.resolve()
         if submits or cancels:
             self._refresh_stats()
 
@@ -273,12 +303,13 @@ class AsyncEngine:
             self.loop_error = e
             self._fail_all(f"engine step failed: {e!r}")
             return
+        wake = _WakeList()
         for out in outputs:
             handle = self._handles.get(out.request_id)
             if handle is None:
                 continue  # cancelled meanwhile, or not ours
             try:
-                handle._push(out)
+                handle._push(out, wake)
             except Exception as e:  # noqa: BLE001 - a broken consumer fails only its request
                 self._abort_quietly(out.request_id)
                 handle._fail(EngineError(f"could not deliver output of {out.request_id}: {e!r}"))
@@ -286,6 +317,7 @@ class AsyncEngine:
                 continue
             if out.finished:
                 del self._handles[out.request_id]
+        wake.resolve()
         self._refresh_stats()
 
     def _abort_quietly(self, request_id: str) -> None:

@@ -113,7 +113,10 @@ class ModelService:
         logger.info("model ready in %.1f s", time.perf_counter() - started)
 
     def _warm_up(self, translator: Any) -> None:
-        translator.translate("Hello.", to="zh", sampling=SamplingParams(max_tokens=4), use_cache=False)
+        # The source is named so that warming the engine never depends on the language detector.
+        translator.translate(
+            "Hello.", to="zh", source="en", sampling=SamplingParams(max_tokens=4), use_cache=False
+        )
 
     def wait_ready(self, timeout: float) -> bool:
         """Block until loaded (tests, the CLI); True when ready."""

@@ -1,0 +1,138 @@
+"""How much of an engine's throughput the server layer keeps, measured on CPU.
+
+A GPU engine's step releases the GIL while the device works; the tiny CPU model does not
+(its attention runs in Python-driven torch ops), so a CPU `hymt bench --server` run cannot
+show what the HTTP layer, the pipeline and the AsyncEngine hand-off cost next to a fast
+engine. This tool puts a `SimulatedEngine` (every step sleeps, GIL released, like a CUDA
+sync, then gives each running sequence one token) behind the real Translator and server and
+drives it with the real `hymt bench --server` client in a second process:
+
+    python tools/server_overhead.py --checkpoint /tmp/tiny [--step-ms 4] [--concurrency 64]
+
+It prints the engine's own rate (requests/s with everything submitted at once) beside the
+server's rate at the given concurrency, in engine requests (segments) per second.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import deque
+from pathlib import Path
+
+from hymt.engine.interface import Engine, EngineStats
+from hymt.engine.outputs import RequestOutput
+
+
+class SimulatedEngine(Engine):
+    """`max_batch` sequences per step; each step costs step_s + per_seq_s * batch of GIL-free sleep."""
+
+    def __init__(self, step_s: float, per_seq_s: float, max_batch: int, stop_token_ids=(0,)):
+        self.step_s, self.per_seq_s, self.max_batch = step_s, per_seq_s, max_batch
+        self.stop_token_ids = tuple(stop_token_ids)
+        self._waiting: deque[str] = deque()
+        self._running: list[str] = []
+        self._reqs: dict[str, tuple[list[int], object, list[int]]] = {}
+        self._count = 0
+
+    def add_request(self, prompt_token_ids, params, request_id=None):
+        request_id = request_id or f"sim-{self._count}"
+        self._count += 1
+        self._reqs[request_id] = (list(prompt_token_ids), params, [])
+        self._waiting.append(request_id)
+        return request_id
+
+    def step(self):
+        while self._waiting and len(self._running) < self.max_batch:
+            rid = self._waiting.popleft()
+            if rid in self._reqs:
+                self._running.append(rid)
+        time.sleep(self.step_s + self.per_seq_s * len(self._running))
+        outs, still = [], []
+        for rid in self._running:
+            if rid not in self._reqs:  # aborted
+                continue
+            prompt, params, toks = self._reqs[rid]
+            toks.append(prompt[len(toks) % len(prompt)])  # echo the prompt: valid ids, decodable text
+            done = len(toks) >= params.max_tokens
+            outs.append(RequestOutput(rid, prompt, list(toks), [toks[-1]], done, "length" if done else None))
+            if done:
+                del self._reqs[rid]
+            else:
+                still.append(rid)
+        self._running = still
+        return outs
+
+    def abort(self, request_id):
+        self._reqs.pop(request_id, None)
+
+    def has_unfinished(self):
+        return bool(self._reqs)
+
+    def stats(self):
+        return EngineStats(num_running=len(self._running), num_waiting=len(self._waiting))
+
+
+def engine_rate(engine: SimulatedEngine, prompts: int, output_len: int) -> float:
+    from hymt.engine.sampling import SamplingParams
+
+    params = SamplingParams(max_tokens=output_len, ignore_eos=True, temperature=0)
+    start = time.perf_counter()
+    engine.generate([[5, 6, 7]] * prompts, params)
+    return prompts / (time.perf_counter() - start)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--checkpoint", required=True, help="a tiny checkpoint (hymt make-test-model DIR)")
+    ap.add_argument("--step-ms", type=float, default=4.0)
+    ap.add_argument("--per-seq-us", type=float, default=5.0)
+    ap.add_argument("--max-batch", type=int, default=256)
+    ap.add_argument("--concurrency", type=int, default=64)
+    ap.add_argument("--num-requests", type=int, default=2000)
+    ap.add_argument("--words", type=int, default=12, help="words per request text (keep it one segment)")
+    ap.add_argument("--port", type=int, default=8731)
+    args = ap.parse_args()
+
+    import uvicorn
+
+    from hymt.server.app import create_app
+    from hymt.server.settings import ServerSettings
+    from hymt.translate import Translator
+
+    def make() -> SimulatedEngine:
+        return SimulatedEngine(args.step_ms / 1e3, args.per_seq_us / 1e6, args.max_batch)
+
+    offline = engine_rate(make(), args.num_requests, 32)
+    settings = ServerSettings(model=args.checkpoint, port=args.port, max_queue=8192, cache=False)
+    app = create_app(settings, translator_factory=lambda s: Translator(s.model, engine=make(), cache=False))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=args.port, log_level="warning"))
+    threading.Thread(target=server.run, daemon=True).start()
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "server.json"
+        cpu_before = time.process_time()  # this process: the server, its engine thread, its workers
+        subprocess.run(
+            [sys.executable, "-m", "hymt", "bench", "--server", f"http://127.0.0.1:{args.port}",
+             "--concurrency", str(args.concurrency), "--num-requests", str(args.num_requests),
+             "--words", str(args.words), "--json", str(report)],
+            check=True, stdout=subprocess.DEVNULL,
+        )
+        cpu_s = time.process_time() - cpu_before
+        result = json.loads(report.read_text())
+    server.should_exit = True
+    segments_per_s = result["segments"] / result["wall_s"]
+    print(f"engine alone: {offline:.1f} req/s (step {args.step_ms} ms + {args.per_seq_us} us/seq, "
+          f"batch {args.max_batch})")
+    print(f"server: {segments_per_s:.1f} engine requests/s, {result['requests_per_s']:.1f} req/s at "
+          f"concurrency {args.concurrency}; {result['segments'] / max(result['completed'], 1):.2f} segments/request; "
+          f"p50 {result['latency_ms_p50']:.0f} ms; {result['errors']} errors")
+    print(f"server process CPU: {cpu_s / max(result['completed'], 1) * 1e3:.2f} ms per request")
+    print(f"server keeps {segments_per_s / offline:.0%} of the engine's rate")
+
+
+if __name__ == "__main__":
+    main()

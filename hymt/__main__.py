@@ -1,3 +1,6 @@
-from hymt.cli import main
 import sys
-sys.exit(main())
+
+from hymt.cli import main
+
+if __name__ == "__main__":  # also imported as __mp_main__ by the engine's spawned child process
+    sys.exit(main())

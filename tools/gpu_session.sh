@@ -31,17 +31,23 @@ case "${1:-}" in
     DIR=/tmp/hy18
     start=$(date +%s); python3 -m hymt make-test-model "$DIR" --family HY-MT1.5-1.8B --real-shape >/dev/null 2>&1
     echo "== wrote the real-shape checkpoint in $(( $(date +%s) - start )) s"
-    # Server prompts (40 words, en->zh, the official template) are 255-275 tokens with this tokenizer.
-    bench offline_ckpt18 --model "$DIR" --prompt-len-min 255 --prompt-len-max 275 --num-requests 4000
+    # Server texts of 24 words are one segment of 166-208 prompt tokens with this tokenizer
+    # (the tiny BPE stretched to the real vocabulary): the offline run gets the same lengths.
+    bench offline_ckpt18 --model "$DIR" --prompt-len-min 166 --prompt-len-max 208 --num-requests 4000
     grep -h "loaded /tmp" "$OUT/offline_ckpt18.err" | tail -1  # weights from disk to the GPU (load_model)
-    python3 -m hymt serve --model "$DIR" --port 8000 --max-queue 4096 --no-cache --log-level warning \
-      >"$OUT/serve.log" 2>&1 &
-    server=$!
-    for _ in $(seq 240); do python3 -c "import httpx,sys; sys.exit(httpx.get('http://127.0.0.1:8000/ready').status_code!=200)" 2>/dev/null && break; sleep 1; done
-    for c in 64 256; do
-      timeout 200 python3 -m hymt bench --server http://127.0.0.1:8000 --concurrency $c --num-requests 4000 \
-        --json "$OUT/server_c$c.json" >"$OUT/server_c$c.txt" 2>&1; echo "== server c=$c rc=$?"; tail -4 "$OUT/server_c$c.txt"
-    done
-    kill $server; wait $server 2>/dev/null; tail -3 "$OUT/serve.log" ;;
+    for mode in process in_process; do
+      flag=""; [ $mode = in_process ] && flag=--engine-in-process
+      python3 -m hymt serve --model "$DIR" --port 8000 --max-queue 4096 --no-cache --log-level warning $flag \
+        >"$OUT/serve_$mode.log" 2>&1 &
+      server=$!
+      for _ in $(seq 240); do python3 -c "import httpx,sys; sys.exit(httpx.get('http://127.0.0.1:8000/ready').status_code!=200)" 2>/dev/null && break; sleep 1; done
+      for c in ${CONCURRENCY:-256 64}; do
+        timeout 100 python3 -m hymt bench --server http://127.0.0.1:8000 --concurrency $c --num-requests 4000 \
+          --words 24 --json "$OUT/server_${mode}_c$c.json" >"$OUT/server_${mode}_c$c.txt" 2>&1
+        echo "== server ($mode) c=$c rc=$?"; tail -5 "$OUT/server_${mode}_c$c.txt"
+      done
+      kill $server; wait $server 2>/dev/null; grep -iE "error|traceback" "$OUT/serve_$mode.log" | tail -3
+      CONCURRENCY=256
+    done ;;
   *) echo "usage: $0 quant18|quant7|budgets|server" >&2; exit 2 ;;
 esac

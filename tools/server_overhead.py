@@ -15,6 +15,7 @@ server's rate at the given concurrency, in engine requests (segments) per second
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import subprocess
 import sys
@@ -31,8 +32,8 @@ from hymt.engine.outputs import RequestOutput
 class SimulatedEngine(Engine):
     """`max_batch` sequences per step; each step costs step_s + per_seq_s * batch of GIL-free sleep."""
 
-    def __init__(self, step_s: float, per_seq_s: float, max_batch: int, stop_token_ids=(0,)):
-        self.step_s, self.per_seq_s, self.max_batch = step_s, per_seq_s, max_batch
+    def __init__(self, step_s: float, per_seq_s: float, max_batch: int, cpu_s: float = 0.0, stop_token_ids=(0,)):
+        self.step_s, self.per_seq_s, self.max_batch, self.cpu_s = step_s, per_seq_s, max_batch, cpu_s
         self.stop_token_ids = tuple(stop_token_ids)
         self._waiting: deque[str] = deque()
         self._running: list[str] = []
@@ -51,6 +52,7 @@ class SimulatedEngine(Engine):
             rid = self._waiting.popleft()
             if rid in self._reqs:
                 self._running.append(rid)
+        _hold_gil(self.cpu_s)  # the Python side of a real step: scheduling, inputs, launches
         time.sleep(self.step_s + self.per_seq_s * len(self._running))
         outs, still = [], []
         for rid in self._running:
@@ -77,6 +79,12 @@ class SimulatedEngine(Engine):
         return EngineStats(num_running=len(self._running), num_waiting=len(self._waiting))
 
 
+def _hold_gil(seconds: float) -> None:
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
 def engine_rate(engine: SimulatedEngine, prompts: int, output_len: int) -> float:
     from hymt.engine.sampling import SamplingParams
 
@@ -92,6 +100,8 @@ def main() -> None:
     ap.add_argument("--step-ms", type=float, default=4.0)
     ap.add_argument("--per-seq-us", type=float, default=5.0)
     ap.add_argument("--max-batch", type=int, default=256)
+    ap.add_argument("--engine-cpu-ms", type=float, default=1.0, help="Python work (GIL held) per step")
+    ap.add_argument("--in-process", action="store_true", help="engine in the server process (as before)")
     ap.add_argument("--concurrency", type=int, default=64)
     ap.add_argument("--num-requests", type=int, default=2000)
     ap.add_argument("--words", type=int, default=12, help="words per request text (keep it one segment)")
@@ -100,16 +110,21 @@ def main() -> None:
 
     import uvicorn
 
+    from hymt.engine.engine_process import EngineProcess, EngineSpec
     from hymt.server.app import create_app
     from hymt.server.settings import ServerSettings
     from hymt.translate import Translator
 
-    def make() -> SimulatedEngine:
-        return SimulatedEngine(args.step_ms / 1e3, args.per_seq_us / 1e6, args.max_batch)
-
-    offline = engine_rate(make(), args.num_requests, 32)
+    build = functools.partial(SimulatedEngine, args.step_ms / 1e3, args.per_seq_us / 1e6, args.max_batch,
+                              args.engine_cpu_ms / 1e3)
+    offline = engine_rate(build(), args.num_requests, 32)
     settings = ServerSettings(model=args.checkpoint, port=args.port, max_queue=8192, cache=False)
-    app = create_app(settings, translator_factory=lambda s: Translator(s.model, engine=make(), cache=False))
+
+    def factory(s: ServerSettings) -> Translator:
+        engine = build() if args.in_process else EngineProcess(EngineSpec(builder=build))
+        return Translator(s.model, engine=engine, cache=False)
+
+    app = create_app(settings, translator_factory=factory)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=args.port, log_level="warning"))
     threading.Thread(target=server.run, daemon=True).start()
     with tempfile.TemporaryDirectory() as tmp:
@@ -125,8 +140,9 @@ def main() -> None:
         result = json.loads(report.read_text())
     server.should_exit = True
     segments_per_s = result["segments"] / result["wall_s"]
-    print(f"engine alone: {offline:.1f} req/s (step {args.step_ms} ms + {args.per_seq_us} us/seq, "
-          f"batch {args.max_batch})")
+    print(f"engine alone: {offline:.1f} req/s (step {args.engine_cpu_ms} ms Python + {args.step_ms} ms device + "
+          f"{args.per_seq_us} us/seq, batch {args.max_batch}); engine "
+          f"{'in the server process' if args.in_process else 'in its own process'}")
     print(f"server: {segments_per_s:.1f} engine requests/s, {result['requests_per_s']:.1f} req/s at "
           f"concurrency {args.concurrency}; {result['segments'] / max(result['completed'], 1):.2f} segments/request; "
           f"p50 {result['latency_ms_p50']:.0f} ms; {result['errors']} errors")

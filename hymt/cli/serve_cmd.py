@@ -29,6 +29,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--kv-cache-dtype", default="auto", choices=("auto", "bf16", "fp16", "fp32", "fp8"),
                    help="paged KV cache dtype (native engine); fp8 doubles the cached tokens")
     p.add_argument("--device", default=None, help="torch device (default: cuda when available, else cpu)")
+    p.add_argument("--engine-in-process", action="store_true",
+                   help="run the native/transformers engine in the server process (default: a child "
+                        "process of its own, so the HTTP layer never competes with it for the GIL)")
     p.add_argument("--max-queue", type=int, default=256, help="requests admitted at once; more get 429")
     p.add_argument("--max-chars", type=int, default=20000, help="characters per request; more get 413")
     p.add_argument("--max-batch", type=int, default=128, help="items per request; more get 413")
@@ -55,7 +58,7 @@ def settings_from_args(args: argparse.Namespace):
         model=args.model, family=args.family, engine=args.engine, openai_base_url=args.openai_base_url,
         host=args.host, port=args.port, api_keys=tuple(args.api_key) + tuple(env_keys),
         gpu_memory_gb=args.gpu_memory_gb, quantization=args.quantization, kv_cache_dtype=args.kv_cache_dtype,
-        device=args.device,
+        device=args.device, engine_process=not args.engine_in_process,
         max_queue=args.max_queue, max_chars=args.max_chars, max_batch=args.max_batch,
         request_timeout=args.request_timeout, max_tokens=args.max_tokens, cors_origins=tuple(args.cors_origins or ("*",)),
         cache=not args.no_cache, log_level=args.log_level, prompt_guard=not args.no_prompt_guard,

@@ -263,6 +263,7 @@ class AsyncEngine:
             else:
                 self._wakeup.wait(timeout=0.5)
                 self._wakeup.clear()
+                self._refresh_stats()  # an engine in another process may report late (aborts)
         self._shutdown()
 
     def _apply_commands(self) -> None:
@@ -308,6 +309,10 @@ class AsyncEngine:
             handle = self._handles.get(out.request_id)
             if handle is None:
                 continue  # cancelled meanwhile, or not ours
+            if out.error is not None:
+                handle._fail(out.error)
+                del self._handles[out.request_id]
+                continue
             try:
                 handle._push(out, wake)
             except Exception as e:  # noqa: BLE001 - a broken consumer fails only its request

@@ -21,6 +21,8 @@ class RequestOutput:
         text: decoded `token_ids` when the engine was asked to detokenize (LLM.generate does).
         first_token_time / finish_time: time.perf_counter() stamps, for latency reporting.
         arrival_time: perf_counter() when the request was added.
+        error: set when the engine refused the request after add_request returned (an engine
+            in another process reports a rejection with its next step); the request failed.
     """
 
     request_id: str
@@ -33,6 +35,7 @@ class RequestOutput:
     arrival_time: float = 0.0
     first_token_time: float | None = None
     finish_time: float | None = None
+    error: BaseException | None = None
 
     @property
     def num_prompt_tokens(self) -> int:

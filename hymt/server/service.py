@@ -73,10 +73,24 @@ def default_factory(settings: ServerSettings) -> Any:
         config_kw["gpu_memory_gb"] = settings.gpu_memory_gb
     if settings.kv_cache_dtype != "auto":
         config_kw["kv_cache_dtype"] = settings.kv_cache_dtype
-    options = {"base_url": settings.openai_base_url} if settings.engine == "openai" else None
-    return Translator(settings.model, engine=settings.engine, device=settings.device,
-                      quantization=settings.quantization, family=settings.family, cache=settings.cache,
-                      engine_config=EngineConfig(**config_kw), engine_options=options)
+    if settings.engine == "openai":
+        return Translator(settings.model, engine="openai", family=settings.family, cache=settings.cache,
+                          engine_options={"base_url": settings.openai_base_url})
+    if settings.quantization is not None:
+        config_kw["quantization"] = settings.quantization
+    config = EngineConfig(**config_kw)
+    engine: Any = settings.engine
+    if settings.engine_process:
+        from hymt.engine.engine_process import EngineProcess, EngineSpec
+
+        engine = EngineProcess(EngineSpec(settings.engine, settings.model, device=settings.device, config=config))
+    try:
+        return Translator(settings.model, engine=engine, device=settings.device, family=settings.family,
+                          cache=settings.cache, engine_config=config)
+    except BaseException:
+        if not isinstance(engine, str):
+            engine.close()
+        raise
 
 
 class ModelService:

@@ -23,6 +23,8 @@ class ServerSettings:
         host / port: where uvicorn listens (loopback by default: nothing is exposed unasked).
         api_keys: accepted keys; empty means no authentication (the localhost default).
         gpu_memory_gb / quantization / kv_cache_dtype / device: passed to the engine.
+        engine_process: run a local engine (native, transformers) in a child process of its
+            own (`hymt.engine.engine_process`); False runs it in the server process.
         max_queue: requests admitted at once (running or waiting in the engine); one more
             gets 429 with Retry-After instead of an unbounded queue.
         max_chars: most characters in one request, all items together (413 above).
@@ -51,6 +53,7 @@ class ServerSettings:
     quantization: str | None = None
     kv_cache_dtype: str = "auto"
     device: str | None = None
+    engine_process: bool = True
     max_queue: int = 256
     max_chars: int = 20000
     max_batch: int = 128

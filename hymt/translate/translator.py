@@ -292,7 +292,7 @@ def _check_texts(texts) -> list[str]:
 
 def _make_engine(engine, checkpoint, device, dtype, config, options: dict) -> tuple[str, Engine]:
     if isinstance(engine, Engine):
-        return type(engine).__name__, engine
+        return getattr(engine, "backend", type(engine).__name__), engine
     if not isinstance(engine, str) or engine not in ENGINE_BACKENDS:
         raise InvalidInputError(
             f"unknown engine {engine!r}; valid engines: {', '.join(ENGINE_BACKENDS)} or an Engine instance",

@@ -1,6 +1,8 @@
 """`hymt serve` from the installed console script, and its command line."""
 from __future__ import annotations
 
+import pytest
+
 from pathlib import Path
 
 import httpx
@@ -33,20 +35,32 @@ def test_defaults_and_flags(monkeypatch):
     assert settings.port == 9 and settings.engine == "transformers" and settings.cors_origins == ("https://x.example",)
 
 
-def test_memory_flags_reach_the_engine_config(monkeypatch):
+@pytest.mark.parametrize("in_process", [False, True])
+def test_memory_flags_reach_the_engine_config(monkeypatch, in_process):
     from hymt.server.service import default_factory
 
-    args = build_parser().parse_args(["serve", "--quantization", "int4", "--kv-cache-dtype", "fp8",
-                                      "--gpu-memory-gb", "3"])
+    argv = ["serve", "--quantization", "int4", "--kv-cache-dtype", "fp8", "--gpu-memory-gb", "3"]
+    args = build_parser().parse_args(argv + (["--engine-in-process"] if in_process else []))
     settings = settings_from_args(args)
     assert (settings.quantization, settings.kv_cache_dtype, settings.gpu_memory_gb) == ("int4", "fp8", 3.0)
+    assert settings.engine_process is not in_process
     captured = {}
 
     class FakeTranslator:
         def __init__(self, model, **kw):
             captured.update(kw)
 
+    class FakeEngineProcess:
+        def __init__(self, spec):
+            captured["spec"] = spec
+
     monkeypatch.setattr("hymt.translate.Translator", FakeTranslator)
+    monkeypatch.setattr("hymt.engine.engine_process.EngineProcess", FakeEngineProcess)
     default_factory(settings)
-    assert captured["quantization"] == "int4"
-    assert captured["engine_config"].kv_cache_dtype == "fp8" and captured["engine_config"].gpu_memory_gb == 3.0
+    config = captured["engine_config"]
+    assert (config.quantization, config.kv_cache_dtype, config.gpu_memory_gb) == ("int4", "fp8", 3.0)
+    if in_process:
+        assert captured["engine"] == "native" and "spec" not in captured
+    else:
+        assert isinstance(captured["engine"], FakeEngineProcess)
+        assert captured["spec"].backend == "native" and captured["spec"].config == config

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import resource
 import subprocess
 import sys
 import tempfile
@@ -106,6 +107,7 @@ def main() -> None:
     ap.add_argument("--num-requests", type=int, default=2000)
     ap.add_argument("--words", type=int, default=12, help="words per request text (keep it one segment)")
     ap.add_argument("--port", type=int, default=8731)
+    ap.add_argument("--client-processes", type=int, default=0)
     args = ap.parse_args()
 
     import uvicorn
@@ -130,13 +132,16 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "server.json"
         cpu_before = time.process_time()  # this process: the server, its engine thread, its workers
+        client_before = resource.getrusage(resource.RUSAGE_CHILDREN)
         subprocess.run(
             [sys.executable, "-m", "hymt", "bench", "--server", f"http://127.0.0.1:{args.port}",
              "--concurrency", str(args.concurrency), "--num-requests", str(args.num_requests),
-             "--words", str(args.words), "--json", str(report)],
+             "--words", str(args.words), "--client-processes", str(args.client_processes), "--json", str(report)],
             check=True, stdout=subprocess.DEVNULL,
         )
         cpu_s = time.process_time() - cpu_before
+        client = resource.getrusage(resource.RUSAGE_CHILDREN)
+        client_s = client.ru_utime + client.ru_stime - client_before.ru_utime - client_before.ru_stime
         result = json.loads(report.read_text())
     server.should_exit = True
     segments_per_s = result["segments"] / result["wall_s"]
@@ -146,7 +151,9 @@ def main() -> None:
     print(f"server: {segments_per_s:.1f} engine requests/s, {result['requests_per_s']:.1f} req/s at "
           f"concurrency {args.concurrency}; {result['segments'] / max(result['completed'], 1):.2f} segments/request; "
           f"p50 {result['latency_ms_p50']:.0f} ms; {result['errors']} errors")
-    print(f"server process CPU: {cpu_s / max(result['completed'], 1) * 1e3:.2f} ms per request")
+    done = max(result["completed"], 1)
+    print(f"CPU per request: server process {cpu_s / done * 1e3:.2f} ms, load generator {client_s / done * 1e3:.2f} ms"
+          " (engine children included where the engine runs in its own process)")
     print(f"server keeps {segments_per_s / offline:.0%} of the engine's rate")
 
 

@@ -83,7 +83,8 @@ def format_bench(result: BenchResult) -> str:
 
 def format_server_load(result: ServerLoadResult) -> str:
     lines = ["", "== hymt bench --server ==", *(format_env(result.env) if result.env else []),
-             f"server {result.url}: {result.concurrency} concurrent clients, {result.num_requests} requests"
+             f"server {result.url}: {result.concurrency} concurrent clients in {result.processes} process(es), "
+             f"{result.num_requests} requests"
              + (" (stopped by the time limit)" if result.timed_out else ""),
              f"completed {result.completed}, errors {result.errors}"
              + (f" {dict(result.error_kinds)}" if result.error_kinds else ""),

@@ -166,6 +166,7 @@ class ServerLoadResult:
         segments: engine requests behind the completed requests (the server splits a text into
             segments of at most 200 tokens and sends each to the engine); 0 when not reported.
         timed_out: True when the time limit stopped the run before every request was sent.
+        processes: load-generator processes the clients were spread over.
     """
 
     url: str
@@ -184,6 +185,7 @@ class ServerLoadResult:
     timed_out: bool
     prompt_tokens: int = 0
     segments: int = 0
+    processes: int = 1
     env: EnvInfo | None = None
 
     def to_dict(self) -> dict[str, Any]:

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import multiprocessing
+import os
 import ssl
 import time
 from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 import httpx
@@ -43,6 +46,8 @@ class ServerLoadOptions:
         words: words per request text (about 1.3 tokens each).
         time_limit_s: no new request starts after this many seconds.
         timeout_s: per-request HTTP timeout.
+        processes: load-generator processes sharing the clients; 0 picks one per 64 clients,
+            at most half the CPU cores (and at least one).
     """
 
     url: str
@@ -55,6 +60,7 @@ class ServerLoadOptions:
     words: int = 40
     time_limit_s: float = 600.0
     timeout_s: float = 120.0
+    processes: int = 0
 
     def __post_init__(self) -> None:
         if not self.url.startswith(("http://", "https://")):
@@ -63,6 +69,14 @@ class ServerLoadOptions:
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:
                 raise InvalidInputError(f"{name} must be a positive integer, got {value!r}", field=name)
+        if not isinstance(self.processes, int) or self.processes < 0:
+            raise InvalidInputError(f"processes must be >= 0 (0: automatic), got {self.processes!r}", field="processes")
+        if self.processes == 0:
+            cap = max(1, (os.cpu_count() or 2) // 2)
+            object.__setattr__(self, "processes", max(1, min(cap, self.concurrency // 64)))
+        if self.processes > self.concurrency:
+            raise InvalidInputError(f"processes ({self.processes}) must not exceed concurrency ({self.concurrency})",
+                                    field="processes")
         for name in ("time_limit_s", "timeout_s"):
             if getattr(self, name) <= 0:
                 raise InvalidInputError(f"{name} must be > 0, got {getattr(self, name)!r}", field=name)
@@ -79,16 +93,48 @@ class ServerLoadOptions:
 
 
 def run_server_load(options: ServerLoadOptions, *, env: EnvInfo | None = None) -> ServerLoadResult:
-    """Drive the server and summarise what came back."""
+    """Drive the server from `options.processes` load-generator processes and summarise.
+
+    httpx costs ~2 ms of CPU per request, so one process tops out at a few hundred requests
+    a second: below what a server on an H200 answers. Process k sends the requests whose
+    index is k modulo the process count, with its share of the clients; all of them start
+    at one agreed wall-clock time, and the run's wall time spans the first start to the last
+    answer.
+    """
+    shares = [(options, k) for k in range(options.processes)]
+    start_at = time.time() + (0.0 if options.processes == 1 else 3.0)  # spawned workers import first
+    if options.processes == 1:
+        parts = [_run_share(options, 0, start_at)]
+    else:
+        ctx = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(options.processes, mp_context=ctx) as pool:
+            parts = list(pool.map(_run_share, *zip(*shares), [start_at] * len(shares)))
+    return _summarise(options, parts, env)
+
+
+@dataclass
+class _Share:
+    """What one load-generator process saw."""
+
+    latencies_s: list[float]
+    errors: dict[str, int]
+    usage: _Usage
+    timed_out: bool
+    started: float  # time.time()
+    finished: float
+
+
+def _run_share(o: ServerLoadOptions, k: int, start_at: float) -> _Share:
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one INFO line per request otherwise
-    return asyncio.run(_drive(options, env))
+    return asyncio.run(_drive(o, k, start_at))
 
 
-async def _drive(o: ServerLoadOptions, env: EnvInfo | None) -> ServerLoadResult:
+async def _drive(o: ServerLoadOptions, k: int, start_at: float) -> _Share:
     headers = {"Authorization": f"Bearer {o.api_key}"} if o.api_key else {}
     latencies: list[float] = []
     errors: Counter[str] = Counter()
-    state = {"next": 0, "timed_out": False}
+    indices = iter(range(k, o.num_requests, o.processes))
+    state = {"timed_out": False}
     usage = _Usage()
     # One client (one connection pool) per simulated user: httpcore's pool scans every
     # connection on each request, so a shared pool of hundreds made the load generator the
@@ -96,17 +142,16 @@ async def _drive(o: ServerLoadOptions, env: EnvInfo | None) -> ServerLoadResult:
     tls = ssl.create_default_context()
     clients = [httpx.AsyncClient(base_url=o.url.rstrip("/"), headers=headers, timeout=o.timeout_s, verify=tls,
                                  limits=httpx.Limits(max_connections=1, max_keepalive_connections=1))
-               for _ in range(o.concurrency)]
-    start = time.perf_counter()
-    deadline = start + o.time_limit_s
+               for _ in range(len(range(k, o.concurrency, o.processes)))]
+    await asyncio.sleep(max(0.0, start_at - time.time()))
+    started = time.time()
+    deadline = time.perf_counter() + o.time_limit_s
 
     async def client_loop(client: httpx.AsyncClient) -> None:
-        while state["next"] < o.num_requests:
+        for index in indices:  # one event loop: the shared iterator needs no lock
             if time.perf_counter() > deadline:
                 state["timed_out"] = True
                 return
-            index = state["next"]
-            state["next"] += 1  # single event loop: no lock needed between awaits
             t0 = time.perf_counter()
             try:
                 resp = await client.post("/api/translate", json=o.payload(index))
@@ -123,15 +168,23 @@ async def _drive(o: ServerLoadOptions, env: EnvInfo | None) -> ServerLoadResult:
         await asyncio.gather(*(client_loop(client) for client in clients))
     finally:
         await asyncio.gather(*(client.aclose() for client in clients))
-    wall = time.perf_counter() - start
-    ms = [t * 1e3 for t in latencies]
+    return _Share(latencies, dict(errors), usage, state["timed_out"], started, time.time())
+
+
+def _summarise(o: ServerLoadOptions, parts: list[_Share], env: EnvInfo | None) -> ServerLoadResult:
+    wall = max(p.finished for p in parts) - min(p.started for p in parts)
+    ms = [t * 1e3 for p in parts for t in p.latencies_s]
+    errors: Counter[str] = Counter()
+    for p in parts:
+        errors.update(p.errors)
     return ServerLoadResult(
-        url=o.url, concurrency=o.concurrency, num_requests=o.num_requests, completed=len(latencies),
-        errors=sum(errors.values()), error_kinds=dict(errors), wall_s=wall, requests_per_s=len(latencies) / wall,
+        url=o.url, concurrency=o.concurrency, num_requests=o.num_requests, completed=len(ms),
+        errors=sum(errors.values()), error_kinds=dict(errors), wall_s=wall, requests_per_s=len(ms) / wall,
         latency_ms_p50=percentile(ms, 50) if ms else None, latency_ms_p90=percentile(ms, 90) if ms else None,
         latency_ms_p99=percentile(ms, 99) if ms else None, latency_ms_mean=float(np.mean(ms)) if ms else None,
-        completion_tokens=usage.completion_tokens, prompt_tokens=usage.prompt_tokens, segments=usage.segments,
-        timed_out=bool(state["timed_out"]), env=env,
+        completion_tokens=sum(p.usage.completion_tokens for p in parts),
+        prompt_tokens=sum(p.usage.prompt_tokens for p in parts), segments=sum(p.usage.segments for p in parts),
+        timed_out=any(p.timed_out for p in parts), processes=o.processes, env=env,
     )
 
 

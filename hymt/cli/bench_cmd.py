@@ -60,6 +60,8 @@ def register(subparsers) -> None:
     s.add_argument("--src", default="en")
     s.add_argument("--tgt", default="zh")
     s.add_argument("--words", type=int, default=40, help="words per request text")
+    s.add_argument("--client-processes", type=int, default=0,
+                   help="load-generator processes (default 0: one per 64 clients, at most half the cores)")
     s.add_argument("--time-limit", type=float, default=600.0, help="seconds; no new request after it")
     s.add_argument("--timeout", type=float, default=120.0, help="per-request seconds")
     p.add_argument("--json", metavar="PATH", help="write the full results as JSON")
@@ -140,7 +142,8 @@ def _run_server(args: argparse.Namespace, command: str) -> int:
     options = ServerLoadOptions(
         url=args.server, concurrency=args.concurrency,
         num_requests=args.num_requests if args.num_requests is not None else 256, api_key=args.api_key,
-        src=args.src, tgt=args.tgt, output_len=args.output_len, words=args.words, time_limit_s=args.time_limit,
+        src=args.src, tgt=args.tgt, output_len=args.output_len, words=args.words, processes=args.client_processes,
+        time_limit_s=args.time_limit,
         timeout_s=args.timeout,
     )
     result = run_server_load(options, env=env_info(command, None))

@@ -175,7 +175,7 @@ class Translator:
     async def astream(self, text: str, to, source="auto", **kwargs) -> AsyncIterator[str | TranslationResult]:
         """`stream` for the server: the text pieces (str), then, as the last item, the
         TranslationResult of what was streamed (token counts, issues, detection)."""
-        plan = await asyncio.to_thread(self._plan, [check_text(text)], to, source, kwargs)
+        plan = await self._aplan([check_text(text)], to, source, kwargs)
         async for item in astream_plan(self._pipeline, plan, self._engine):
             yield item
 
@@ -251,10 +251,18 @@ class Translator:
                 handle.cancel()
             raise
 
+    async def _aplan(self, texts, to, source, kwargs):
+        """`_plan` off the event loop, except for short jobs: segmenting and tokenizing a few
+        sentences costs less than the hop to a worker thread and back (~0.1 ms of GIL
+        hand-offs per request, which a busy server pays on every request)."""
+        if source not in (None, "auto") and sum(len(t) for t in texts) <= INLINE_PLAN_CHARS:
+            return self._plan(texts, to, source, kwargs)
+        return await asyncio.to_thread(self._plan, texts, to, source, kwargs)
+
     async def _atranslate(self, texts, to, source, progress, kwargs) -> list[TranslationResult]:
         if not texts:
             return []
-        plan = await asyncio.to_thread(self._plan, texts, to, source, kwargs)
+        plan = await self._aplan(texts, to, source, kwargs)
         tracker = Progress(progress)
         run = self._pipeline.run(plan, tracker)
         try:
@@ -273,6 +281,8 @@ class Translator:
         except StopIteration as done:
             return done.value
 
+
+INLINE_PLAN_CHARS = 1000  # language detection (source "auto") always goes to a thread
 
 _OPTION_NAMES = ("glossary", "context", "style", "template", "format", "sampling", "use_cache", "retry")
 

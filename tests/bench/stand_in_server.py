@@ -42,8 +42,9 @@ class StandInServer:
         if self.reject_every and count % self.reject_every == 0:
             return 429, {"error": {"message": "queue full", "type": "overloaded"}}
         tokens = body["sampling"]["max_tokens"]
-        return 200, {"translation": "译文", "src": body["src"], "tgt": body["tgt"],
-                     "usage": {"prompt_tokens": 20, "completion_tokens": tokens}}
+        usage = {"prompt_tokens": 20, "completion_tokens": tokens}
+        return 200, {"translation": "译文", "src": body["src"], "tgt": body["tgt"], "usage": usage,
+                     "results": [{"translation": "译文", "usage": usage, "segments": 1}]}
 
     def _handler(self):
         server = self

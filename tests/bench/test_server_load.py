@@ -1,6 +1,8 @@
 """`hymt bench --server` against a stand-in native API on loopback."""
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from hymt.bench.server_load import ServerLoadOptions, run_server_load
@@ -55,3 +57,22 @@ def test_bad_options_name_the_field():
     with pytest.raises(InvalidInputError) as err:
         ServerLoadOptions(url="http://x", concurrency=0)
     assert err.value.field == "concurrency"
+
+
+def test_clients_spread_over_processes_send_every_request_once():
+    with StandInServer() as server:
+        options = ServerLoadOptions(url=server.url, concurrency=4, num_requests=30, output_len=3, processes=2)
+        result = run_server_load(options)
+    assert result.processes == 2 and result.completed == 30 and result.errors == 0
+    assert sorted(int(b["text"].split(":")[0].split()[1]) for b in server.bodies) == list(range(30))
+    assert result.completion_tokens == 30 * 3 and result.segments == 30
+    assert result.requests_per_s == result.completed / result.wall_s
+
+
+def test_automatic_process_count_grows_with_clients_and_is_bounded():
+    assert ServerLoadOptions(url="http://x", concurrency=16).processes == 1
+    many = ServerLoadOptions(url="http://x", concurrency=4096).processes
+    assert 1 <= many <= max(1, (os.cpu_count() or 2) // 2)
+    with pytest.raises(InvalidInputError) as err:
+        ServerLoadOptions(url="http://x", concurrency=2, processes=3)
+    assert err.value.field == "processes"

@@ -148,10 +148,14 @@ def split_sentences(text: str) -> list[tuple[str, str]]:
 def split_to_budget(text: str, budget: int, count: TokenCounter = approx_tokens) -> list[tuple[str, str]]:
     """Split `text` into pieces of at most `budget` tokens, at clauses, then spaces, then
     characters (never inside a combining sequence). Nothing is cut: the pieces and their
-    separators concatenate to `text`."""
+    separators concatenate to `text`.
+
+    A text of at most budget - 1 UTF-8 bytes is not counted: a byte-level BPE token covers at
+    least one byte (a SentencePiece tokenizer may add one leading piece), and tokenizing is
+    most of the CPU a short request costs a busy server."""
     if budget < 1:
         raise ValueError(f"budget must be >= 1, got {budget}")
-    if count(text) <= budget:
+    if len(text.encode("utf-8")) + 1 <= budget or count(text) <= budget:
         return [(text, "")]
     for pattern in (_CLAUSE, _SPACE):
         parts = _split_keep(text, pattern)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from hymt.errors import InvalidInputError
@@ -92,7 +93,7 @@ class ServerSettings:
         object.__setattr__(self, "api_keys", keys)
         object.__setattr__(self, "cors_origins", tuple(self.cors_origins))
 
-    @property
+    @cached_property  # read on every response; the folder test is a filesystem call
     def model_id(self) -> str:
         """The id clients see in /v1/models and responses: a hub id, or a local folder's name."""
         if self.served_model_name:

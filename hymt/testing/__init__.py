@@ -6,6 +6,7 @@ from hymt.testing.real_shape_checkpoint import (
 )
 from hymt.testing.real_shapes import real_shape_config
 from hymt.testing.tiny_checkpoint import (
+    ENGINE_TEST_CONFIG,
     TINY_FAMILIES,
     tiny_config,
     tiny_state_dict,
@@ -16,6 +17,6 @@ from hymt.testing.tiny_checkpoint import (
 FAMILY_NAMES = tuple(f.name for f in TINY_FAMILIES)
 
 __all__ = [
-    "FAMILY_NAMES", "REAL_SPECIAL_IDS", "real_shape_checkpoint_config", "real_shape_config", "tiny_config",
+    "ENGINE_TEST_CONFIG", "FAMILY_NAMES", "REAL_SPECIAL_IDS", "real_shape_checkpoint_config", "real_shape_config", "tiny_config",
     "tiny_state_dict", "write_real_shape_checkpoint", "write_tiny_checkpoint", "write_tiny_metadata",
 ]

@@ -91,6 +91,16 @@ def architecture_fields(size: str) -> dict:
     return base
 
 
+#: A tokenizer-free tiny hunyuan_v1_dense config.json, for random-weight engines in the engine
+#: and benchmark tests (token ids in, token ids out; no checkpoint on disk needed).
+ENGINE_TEST_CONFIG = dict(
+    architectures=["HunYuanDenseV1ForCausalLM"], model_type="hunyuan_v1_dense", vocab_size=301,
+    hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
+    num_key_value_heads=2, head_dim=16, rope_theta=10000.0, rms_norm_eps=1e-5, hidden_act="silu",
+    use_qk_norm=True, tie_word_embeddings=True, bos_token_id=1, eos_token_id=2, pad_token_id=0,
+)
+
+
 def tiny_config(family: str) -> dict:
     """config.json of the tiny checkpoint of `family`."""
     fam = tiny_family(family)

@@ -12,15 +12,15 @@ from hymt.engine.backends.transformers_engine import TransformersEngine
 from hymt.engine.llm_engine import NativeEngine
 from hymt.engine.sampling import SamplingParams
 
-from .conftest import TINY_CONFIG
+from hymt.testing import ENGINE_TEST_CONFIG
 
 WORKLOAD = Workload(num_requests=6, prompt_len_min=4, prompt_len_max=12, output_len=5, batch1_requests=2)
 
 
 def native_and_hf():
-    native = NativeEngine(dict(TINY_CONFIG), device="cpu", dtype="float32", random_weights=True)
+    native = NativeEngine(dict(ENGINE_TEST_CONFIG), device="cpu", dtype="float32", random_weights=True)
     weights = native_weights_for_hf(native.runner.model)
-    hf = build_hf_model(dict(TINY_CONFIG), torch.device("cpu"), torch.float32, state_dict=weights)
+    hf = build_hf_model(dict(ENGINE_TEST_CONFIG), torch.device("cpu"), torch.float32, state_dict=weights)
     return native, hf, weights
 
 
@@ -32,7 +32,7 @@ def test_hf_model_gets_the_native_random_weights_exactly():
             assert torch.equal(hf_state[name], tensor), name
         # Every HF weight came from the native model (tied head shares the embedding).
         assert set(hf_state) - set(weights) <= {"lm_head.weight"}
-        prompts = WORKLOAD.prompts(TINY_CONFIG["vocab_size"])
+        prompts = WORKLOAD.prompts(ENGINE_TEST_CONFIG["vocab_size"])
         params = SamplingParams(max_tokens=6, ignore_eos=True)
         ours = [o.token_ids for o in native.generate(prompts, params)]
         theirs = [o.token_ids for o in TransformersEngine(hf, stop_token_ids=()).generate(prompts, params)]
@@ -44,7 +44,7 @@ def test_hf_model_gets_the_native_random_weights_exactly():
 def test_run_baselines_measures_all_three_runs():
     native, hf, _ = native_and_hf()
     native.close()
-    prompts = WORKLOAD.prompts(TINY_CONFIG["vocab_size"])
+    prompts = WORKLOAD.prompts(ENGINE_TEST_CONFIG["vocab_size"])
     lines = []
     runs = run_baselines(hf, WORKLOAD, prompts, batch1_requests=3, batch_size=4, log=lines.append)
     assert runs.skipped == ()
@@ -61,7 +61,7 @@ def test_run_baselines_measures_all_three_runs():
 
 def test_continuous_batching_tokens_match_greedy_generate():
     _, hf, _ = native_and_hf()
-    prompts = WORKLOAD.prompts(TINY_CONFIG["vocab_size"])[:3]
+    prompts = WORKLOAD.prompts(ENGINE_TEST_CONFIG["vocab_size"])[:3]
     result = run_continuous_batching(hf, prompts, 4)
     assert result.num_requests == 3 and result.output_tokens == 12
 

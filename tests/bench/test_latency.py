@@ -7,13 +7,13 @@ from hymt.bench.latency import run_latency
 from hymt.bench.workload import Workload
 from hymt.engine.llm_engine import NativeEngine
 
-from .conftest import TINY_CONFIG
+from hymt.testing import ENGINE_TEST_CONFIG
 
 
 def test_latency_run_times_each_request_after_warmup():
     w = Workload(prompt_len_min=3, prompt_len_max=9, output_len=5, batch1_requests=4)
-    prompts = w.latency_prompts(TINY_CONFIG["vocab_size"])
-    engine = NativeEngine(dict(TINY_CONFIG), device="cpu", dtype="float32", random_weights=True)
+    prompts = w.latency_prompts(ENGINE_TEST_CONFIG["vocab_size"])
+    engine = NativeEngine(dict(ENGINE_TEST_CONFIG), device="cpu", dtype="float32", random_weights=True)
     try:
         latency, throughput = run_latency(engine, prompts, w.sampling, "native")
         generated = engine.stats().generated_tokens_total

@@ -8,13 +8,13 @@ from hymt.engine.llm_engine import NativeEngine
 from hymt.engine.outputs import RequestOutput
 from hymt.engine.sampling import SamplingParams
 
-from .conftest import TINY_CONFIG
+from hymt.testing import ENGINE_TEST_CONFIG
 
 
 def test_counts_every_prompt_and_answer_token():
     w = Workload(num_requests=12, prompt_len_min=3, prompt_len_max=9, output_len=4)
-    prompts = w.prompts(TINY_CONFIG["vocab_size"])
-    engine = NativeEngine(dict(TINY_CONFIG), device="cpu", dtype="float32", random_weights=True)
+    prompts = w.prompts(ENGINE_TEST_CONFIG["vocab_size"])
+    engine = NativeEngine(dict(ENGINE_TEST_CONFIG), device="cpu", dtype="float32", random_weights=True)
     try:
         result, outputs = run_offline(engine, prompts, w.sampling, "native", note="x")
     finally:

@@ -9,13 +9,9 @@ import pytest
 
 from hymt.cli import main
 
+from hymt.testing import ENGINE_TEST_CONFIG
+
 TESTS = Path(__file__).resolve().parents[1]
-TINY_CONFIG = dict(
-    architectures=["HunYuanDenseV1ForCausalLM"], model_type="hunyuan_v1_dense", vocab_size=301,
-    hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
-    num_key_value_heads=2, head_dim=16, rope_theta=10000.0, rms_norm_eps=1e-5, hidden_act="silu",
-    use_qk_norm=True, tie_word_embeddings=True, bos_token_id=1, eos_token_id=2, pad_token_id=0,
-)
 SMALL = ["--num-requests", "8", "--output-len", "4", "--batch1-requests", "2", "--warmup-requests", "2",
          "--prompt-len-min", "5", "--prompt-len-max", "12"]
 
@@ -43,7 +39,7 @@ def assert_filled(value, path="result"):
 def test_offline_bench_with_transformers_baselines_writes_every_field(tmp_path, capsys):
     model_dir = tmp_path / "tiny"
     model_dir.mkdir()
-    (model_dir / "config.json").write_text(json.dumps(TINY_CONFIG))
+    (model_dir / "config.json").write_text(json.dumps(ENGINE_TEST_CONFIG))
     out = tmp_path / "bench.json"
     rc = main(["bench", "--random-weights", "--model", str(model_dir), *SMALL, "--baseline", "transformers",
                "--baseline-batch-size", "4", "--device", "cpu", "--json", str(out)])
@@ -74,7 +70,7 @@ def test_offline_bench_with_transformers_baselines_writes_every_field(tmp_path, 
 def test_offline_bench_without_baseline(tmp_path, capsys):
     model_dir = tmp_path / "tiny"
     model_dir.mkdir()
-    (model_dir / "config.json").write_text(json.dumps(TINY_CONFIG))
+    (model_dir / "config.json").write_text(json.dumps(ENGINE_TEST_CONFIG))
     out = tmp_path / "bench.json"
     assert main(["bench", "--random-weights", "--model", str(model_dir), *SMALL, "--json", str(out)]) == 0
     data = json.loads(out.read_text())
@@ -85,7 +81,7 @@ def test_offline_bench_without_baseline(tmp_path, capsys):
 def test_compare_quantization_runs_every_scheme_on_the_same_weights(tmp_path, capsys):
     model_dir = tmp_path / "tiny"
     model_dir.mkdir()
-    (model_dir / "config.json").write_text(json.dumps(TINY_CONFIG))
+    (model_dir / "config.json").write_text(json.dumps(ENGINE_TEST_CONFIG))
     out = tmp_path / "quant.json"
     rc = main(["bench", "--random-weights", "--model", str(model_dir), *SMALL, "--device", "cpu",
                "--compare-quantization", "int8,int4,fp8", "--quality-prompts", "4", "--json", str(out)])
@@ -110,7 +106,7 @@ def test_compare_quantization_runs_every_scheme_on_the_same_weights(tmp_path, ca
 def test_compare_quantization_rejects_unknown_schemes(tmp_path, capsys):
     model_dir = tmp_path / "tiny"
     model_dir.mkdir()
-    (model_dir / "config.json").write_text(json.dumps(TINY_CONFIG))
+    (model_dir / "config.json").write_text(json.dumps(ENGINE_TEST_CONFIG))
     rc = main(["bench", "--random-weights", "--model", str(model_dir), *SMALL, "--device", "cpu",
                "--compare-quantization", "int8,nf4"])
     assert rc != 0

@@ -196,7 +196,7 @@ class AsyncEngine:
         self._owns_engine = owns_engine
         self._lock = threading.Lock()
         self._wakeup = threading.Event()
-        self._submits: deque[tuple[RequestHandle, list[int], SamplingParams]] = deque()
+        self._submits: deque[tuple[RequestHandle, list[int], SamplingParams, bool]] = deque()
         self._cancels: deque[RequestHandle] = deque()
         self._handles: dict[str, RequestHandle] = {}  # loop-thread only
         self._ids = itertools.count()
@@ -211,8 +211,12 @@ class AsyncEngine:
         return self.engine.stop_token_ids
 
     def submit(self, prompt_token_ids: Sequence[int], params: SamplingParams,
-               request_id: str | None = None) -> RequestHandle:
-        """Queue a request; returns at once. Errors surface through the handle."""
+               request_id: str | None = None, *, stream: bool = True) -> RequestHandle:
+        """Queue a request; returns at once. Errors surface through the handle.
+
+        stream=False: the caller only waits for the end; engines that can (an engine process)
+        then skip the per-step outputs, and `handle.stream()` yields the final output alone.
+        """
         if request_id is None:
             request_id = f"async-{next(self._ids)}"
         prompt = list(prompt_token_ids)
@@ -220,7 +224,7 @@ class AsyncEngine:
         with self._lock:
             if self._closed:
                 raise EngineError("the AsyncEngine is closed")
-            self._submits.append((handle, prompt, params))
+            self._submits.append((handle, prompt, params, stream))
         self._wakeup.set()
         return handle
 
@@ -270,12 +274,13 @@ class AsyncEngine:
         with self._lock:
             submits, self._submits = self._submits, deque()
             cancels, self._cancels = self._cancels, deque()
-        for handle, prompt, params in submits:
+        for handle, prompt, params, stream in submits:
             if handle.request_id in self._handles:
                 handle._fail(EngineError(f"request id {handle.request_id!r} is already in flight"))
                 continue
+            extra = {"deltas": False} if not stream and self.engine.supports_final_only else {}
             try:
-                self.engine.add_request(prompt, params, request_id=handle.request_id)
+                self.engine.add_request(prompt, params, request_id=handle.request_id, **extra)
             except HymtError as e:
                 handle._fail(e)
                 continue
@@ -352,5 +357,5 @@ class AsyncEngine:
         with self._lock:
             submits, self._submits = self._submits, deque()
             self._cancels.clear()
-        for handle, _, _ in submits:
+        for handle, *_ in submits:
             handle._fail(EngineError("the AsyncEngine closed before the request started"))

@@ -79,6 +79,8 @@ class _Step:
     """One child step: compact outputs (id, new ids, finish reason, times), errors of rejected adds."""
 
     outputs: list[tuple[str, list[int], str | None, float, float | None, float | None]]
+    # (request id, new token ids: all of them for a final-only request, finish reason or None,
+    #  arrival, first-token and finish times)
     rejected: list[tuple[str, BaseException]]
     stats: EngineStats
     step_error: str | None = None
@@ -86,6 +88,8 @@ class _Step:
 
 class EngineProcess(Engine):
     """Runs `spec.build()` in a spawned child; blocks until it is loaded (or raises ModelLoadError)."""
+
+    supports_final_only = True
 
     def __init__(self, spec: EngineSpec, *, start_timeout_s: float = 1800.0):
         self._requests: dict[str, list[int]] = {}  # in flight: prompt ids
@@ -114,7 +118,8 @@ class EngineProcess(Engine):
 
     # -- Engine ------------------------------------------------------------------------------
     def add_request(self, prompt_token_ids: Sequence[int], params: SamplingParams,
-                    request_id: str | None = None) -> str:
+                    request_id: str | None = None, *, deltas: bool = True) -> str:
+        """deltas=False: the child sends this request's tokens once, when it finishes."""
         self._check_alive()
         if request_id is None:
             request_id = f"proc-{self._count}"
@@ -122,7 +127,7 @@ class EngineProcess(Engine):
         prompt = list(prompt_token_ids)
         self._requests[request_id] = prompt
         self._tokens[request_id] = []
-        self._commands.append(("add", request_id, prompt, params))
+        self._commands.append(("add", request_id, prompt, params, deltas))
         return request_id
 
     def abort(self, request_id: str) -> None:
@@ -184,7 +189,7 @@ class EngineProcess(Engine):
     def _output(self, rid: str, new: list[int], finish: str | None, arrival: float,
                 first: float | None, finished_at: float | None) -> RequestOutput:
         tokens = self._tokens[rid]
-        tokens.extend(new)
+        tokens.extend(new)  # a final-only request's one output carries all its tokens as new
         prompt = self._requests[rid]
         if finish is not None:
             del self._requests[rid], self._tokens[rid]
@@ -258,6 +263,7 @@ class _ChildLoop:
     def __init__(self, conn: Any, engine: Engine):
         self.conn, self.engine = conn, engine
         self.rejected: list[tuple[str, BaseException]] = []
+        self.final_only: set[str] = set()  # requests whose per-step outputs are not sent
         self.inbox: queue.SimpleQueue = queue.SimpleQueue()
         threading.Thread(target=self._read, name="hymt-engine-commands", daemon=True).start()
 
@@ -299,12 +305,16 @@ class _ChildLoop:
     def _command(self, command: tuple) -> None:
         if command[0] == "abort":
             self.engine.abort(command[1])
+            self.final_only.discard(command[1])
             return
-        _, rid, prompt, params = command
+        _, rid, prompt, params, deltas = command
         try:
             self.engine.add_request(prompt, params, request_id=rid)
         except Exception as exc:  # noqa: BLE001 - fails only this request, in the parent
             self.rejected.append((rid, _picklable(exc)))
+            return
+        if not deltas:
+            self.final_only.add(rid)
 
     def _step(self) -> None:
         try:
@@ -313,8 +323,17 @@ class _ChildLoop:
             log.exception("engine step failed")
             self._send(_Step([], self._take_rejected(), self.engine.stats(), step_error=f"engine step failed: {exc!r}"))
             return
-        compact = [(o.request_id, list(o.new_token_ids), o.finish_reason if o.finished else None, o.arrival_time,
-                    o.first_token_time, o.finish_time) for o in outputs]
+        compact = []
+        for o in outputs:
+            if o.request_id in self.final_only:
+                if not o.finished:
+                    continue
+                self.final_only.discard(o.request_id)
+                new = list(o.token_ids)
+            else:
+                new = list(o.new_token_ids)
+            compact.append((o.request_id, new, o.finish_reason if o.finished else None, o.arrival_time,
+                            o.first_token_time, o.finish_time))
         self._send(_Step(compact, self._take_rejected(), self.engine.stats()))
 
     def _take_rejected(self) -> list[tuple[str, BaseException]]:

@@ -23,6 +23,9 @@ class Engine(ABC):
 
     #: Token ids that end generation by default (the checkpoint's eos / generation_config).
     stop_token_ids: tuple[int, ...] = ()
+    #: add_request takes `deltas=False`: then the request's outputs before the final one may
+    #: be left out (an engine in another process saves sending them).
+    supports_final_only: bool = False
 
     @abstractmethod
     def add_request(

@@ -230,7 +230,7 @@ class ModelService:
     async def chat(self, prompt: str | list[int], params: SamplingParams) -> ChatOutput:
         """Generate from a rendered prompt (special tokens included) or token ids, as given."""
         checkpoint, engine, ids, params = self._chat_request(prompt, params)
-        handle = engine.submit(ids, params)
+        handle = engine.submit(ids, params, stream=False)
         try:
             with _library_errors():
                 out = await handle.wait()

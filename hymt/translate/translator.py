@@ -239,7 +239,7 @@ class Translator:
             return done.value
 
     def _wait(self, round_: Round, tracker: Progress) -> list:
-        handles = [self._engine.submit(r.prompt_ids, r.params) for r in round_.requests]
+        handles = [self._engine.submit(r.prompt_ids, r.params, stream=False) for r in round_.requests]
         try:
             outputs = []
             for handle, weight in zip(handles, round_.weights):
@@ -268,7 +268,7 @@ class Translator:
         try:
             round_ = next(run)
             while True:
-                handles = [self._engine.submit(r.prompt_ids, r.params) for r in round_.requests]
+                handles = [self._engine.submit(r.prompt_ids, r.params, stream=False) for r in round_.requests]
                 try:
                     outputs = await asyncio.gather(*(h.wait() for h in handles))
                 except BaseException:

@@ -113,3 +113,21 @@ def test_a_dead_child_fails_what_is_in_flight_and_later_calls(tiny_dir):
             ae.close()
 
     asyncio.run(run())
+
+
+def test_final_only_requests_get_the_same_tokens_in_one_output(proc_engine):
+    async def run():
+        ae = AsyncEngine(proc_engine, owns_engine=False)
+        try:
+            streamed = ae.submit([5, 6, 7], GREEDY)
+            final_only = ae.submit([5, 6, 7], GREEDY, stream=False)
+            deltas = [d async for d in streamed.stream()]
+            finals = [d async for d in final_only.stream()]
+            return deltas, finals, await final_only.wait()
+        finally:
+            ae.close()
+
+    deltas, finals, out = asyncio.run(run())
+    assert len(deltas) == 12 and len(finals) == 1  # one step each, against one output at the end
+    assert finals[0].finished and finals[0].new_token_ids == out.token_ids == deltas[-1].token_ids
+    assert len(out.token_ids) == 12 and out.finish_reason == "length"

@@ -45,6 +45,8 @@ class EngineSpec:
         device / dtype / config / options: as for `hymt.engine.factory.create_engine`.
         builder: instead of create_engine, a picklable zero-argument callable returning the
             Engine (tests and tools: a stand-in engine).
+        log_setup: a picklable zero-argument callable that configures logging in the child
+            (the server passes its JSON set-up); None: plain lines at the parent's level.
     """
 
     backend: str = "native"
@@ -54,6 +56,7 @@ class EngineSpec:
     config: Any = None
     options: dict = field(default_factory=dict)
     builder: Callable[[], Engine] | None = None
+    log_setup: Callable[[], None] | None = None
 
     def build(self) -> Engine:
         if self.builder is not None:
@@ -100,7 +103,7 @@ class EngineProcess(Engine):
         self._closed = False
         ctx = mp.get_context("spawn")  # CUDA cannot be forked
         self._conn, child_conn = ctx.Pipe()
-        self._proc = ctx.Process(target=_child_main, args=(child_conn, spec, logging.getLogger().level),
+        self._proc = ctx.Process(target=_child_main, args=(child_conn, spec, logging.getLogger("hymt").getEffectiveLevel()),
                                  name="hymt-engine-process", daemon=True)
         self._proc.start()
         child_conn.close()
@@ -236,8 +239,11 @@ class EngineProcess(Engine):
 
 # -- child -------------------------------------------------------------------------------------
 def _child_main(conn: Any, spec: EngineSpec, log_level: int) -> None:
-    logging.basicConfig(level=log_level or logging.WARNING,
-                        format="%(asctime)s %(levelname)s %(name)s [engine pid %(process)d]: %(message)s")
+    if spec.log_setup is not None:
+        spec.log_setup()
+    else:
+        logging.basicConfig(level=log_level,
+                            format="%(asctime)s %(levelname)s %(name)s [engine pid %(process)d]: %(message)s")
     try:
         engine = spec.build()
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which raises it

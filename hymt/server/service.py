@@ -8,6 +8,8 @@ grow with the number of clients.
 """
 from __future__ import annotations
 
+import functools
+
 import logging
 import threading
 import time
@@ -82,8 +84,10 @@ def default_factory(settings: ServerSettings) -> Any:
     engine: Any = settings.engine
     if settings.engine_process:
         from hymt.engine.engine_process import EngineProcess, EngineSpec
+        from hymt.server.logging import configure_logging
 
-        engine = EngineProcess(EngineSpec(settings.engine, settings.model, device=settings.device, config=config))
+        engine = EngineProcess(EngineSpec(settings.engine, settings.model, device=settings.device, config=config,
+                                          log_setup=functools.partial(configure_logging, settings.log_level)))
     try:
         return Translator(settings.model, engine=engine, device=settings.device, family=settings.family,
                           cache=settings.cache, engine_config=config)

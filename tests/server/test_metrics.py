@@ -55,3 +55,12 @@ def test_access_log_is_json_without_bodies_or_queries(client, hymt_server):
     entry = access[-1]
     assert {"method", "path", "status", "ms", "protocol", "route"} <= set(entry)
     assert entry["method"] == "POST" and entry["protocol"] == "native" and isinstance(entry["ms"], float)
+
+
+def test_the_engine_process_logs_json_lines_too(hymt_server):
+    log = hymt_server.log_text()
+    entries = [json.loads(line) for line in log.splitlines() if line.startswith("{")]
+    # The memory report is logged by the engine's model runner, which runs in the child process.
+    runner = [e for e in entries if e.get("logger", "").startswith("hymt.engine")]
+    assert runner, "the engine child's log lines reach the server log as JSON"
+    assert not [line for line in log.splitlines() if "[engine pid" in line]

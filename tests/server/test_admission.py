@@ -1,4 +1,4 @@
-"""Serving under load on the `limits_server` (--max-queue 2, --request-timeout 4): a full queue
+"""Serving under load on the `limits_server` (--max-queue 2, --request-timeout 6): a full queue
 answers 429 with Retry-After and the server keeps serving; a disconnect cancels the engine
 request at once; a request past the timeout is cancelled and answered 504."""
 from __future__ import annotations
@@ -12,9 +12,9 @@ import pytest
 from hymt.server.admission import Admission
 from hymt.server.errors import ApiError
 
-# ~2000 tokens on the tiny CPU model take far longer than the 4 s request timeout.
+# ~4000 tokens on the tiny CPU model take ~17 s, far longer than the 6 s request timeout.
 SLOW = {"text": "Keep talking.", "tgt": "de", "use_cache": False,
-        "sampling": {"max_tokens": 2000, "ignore_eos": True}}
+        "sampling": {"max_tokens": 4000, "ignore_eos": True}}
 
 
 def _post_in_thread(server, payload, results, path="/api/translate", timeout=30.0):

@@ -17,7 +17,7 @@ sampling (`retry_sampling`) unless `retry` is False; the issues are reported eit
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from hymt.engine.sampling import SamplingParams
@@ -156,11 +156,15 @@ def parse_sampling(family: ModelFamily, sampling) -> tuple[SamplingParams | None
     )
 
 
-def sampling_for(options: TranslateOptions, family: ModelFamily, source_tokens: int) -> SamplingParams:
-    """The SamplingParams of one segment's first attempt (stop ids added by the caller)."""
+def sampling_for(options: TranslateOptions, family: ModelFamily, source_tokens: Callable[[], int]) -> SamplingParams:
+    """The SamplingParams of one segment's first attempt (stop ids added by the caller).
+
+    `source_tokens()` counts the segment's tokens; it is called only when the scaled default
+    needs it, since tokenizing is most of what a short request costs a busy server.
+    """
     if options.sampling is not None:
         return options.sampling
-    limit = min(MAX_NEW_TOKENS, 3 * source_tokens + 64)
+    limit = min(MAX_NEW_TOKENS, 3 * source_tokens() + 64)
     base = family.default_sampling if options.official else GREEDY
     return base.replace(max_tokens=min(base.max_tokens, limit) if options.official else limit)
 

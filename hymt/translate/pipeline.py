@@ -180,7 +180,7 @@ class Pipeline:
         if self.cache is None or not options.use_cache:
             return None
         template, terms = template_for(text, options)
-        params = sampling_for(options, self.model.family, self.model.count_tokens(text))
+        params = sampling_for(options, self.model.family, lambda: self.model.count_tokens(text))
         if not params.greedy:
             return None
         extras = (
@@ -220,8 +220,7 @@ class Pipeline:
             style=options.style if template == "style" else None,
         )
         prompt_ids = self.model.encode(family.render_chat(build_prompt(family, spec), self.model.checkpoint))
-        # The source's token count only sizes max_tokens when the caller gave no sampling.
-        params = sampling_for(options, family, self.model.count_tokens(text) if options.sampling is None else 0)
+        params = sampling_for(options, family, lambda: self.model.count_tokens(text))
         if self.model.max_model_len and params.max_tokens + len(prompt_ids) > self.model.max_model_len:
             params = params.replace(max_tokens=max(1, self.model.max_model_len - len(prompt_ids)))
         params = params.with_stop_ids(self.model.stop_token_ids)

@@ -61,13 +61,13 @@ def test_template_choice_per_segment():
 
 
 def test_sampling_defaults():
-    default = sampling_for(make_options(HYMT15, "de"), HYMT15, 10)
+    default = sampling_for(make_options(HYMT15, "de"), HYMT15, lambda: 10)
     assert default.greedy and default.repetition_penalty == 1.05 and default.max_tokens == 94
-    assert sampling_for(make_options(HYMT15, "de"), HYMT15, 5000).max_tokens == 2048
-    official = sampling_for(make_options(HYMT15, "de", sampling="official"), HYMT15, 10)
+    assert sampling_for(make_options(HYMT15, "de"), HYMT15, lambda: 5000).max_tokens == 2048
+    official = sampling_for(make_options(HYMT15, "de", sampling="official"), HYMT15, lambda: 10)
     assert official.temperature == 0.7 and official.top_k == 20 and official.max_tokens == 94
     mine = SamplingParams(temperature=0.3, max_tokens=7)
-    assert sampling_for(make_options(HYMT15, "de", sampling=mine), HYMT15, 10) is mine
-    assert sampling_for(make_options(HYMT15, "de", sampling={"max_tokens": 9}), HYMT15, 10).max_tokens == 9
+    assert sampling_for(make_options(HYMT15, "de", sampling=mine), HYMT15, lambda: 10) is mine
+    assert sampling_for(make_options(HYMT15, "de", sampling={"max_tokens": 9}), HYMT15, lambda: 10).max_tokens == 9
     with pytest.raises(InvalidInputError):
         make_options(HYMT15, "de", sampling="hot")

@@ -101,14 +101,13 @@ def run_server_load(options: ServerLoadOptions, *, env: EnvInfo | None = None) -
     at one agreed wall-clock time, and the run's wall time spans the first start to the last
     answer.
     """
-    shares = [(options, k) for k in range(options.processes)]
-    start_at = time.time() + (0.0 if options.processes == 1 else 3.0)  # spawned workers import first
-    if options.processes == 1:
+    n = options.processes
+    start_at = time.time() + (0.0 if n == 1 else 3.0)  # spawned workers import first
+    if n == 1:
         parts = [_run_share(options, 0, start_at)]
     else:
-        ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(options.processes, mp_context=ctx) as pool:
-            parts = list(pool.map(_run_share, *zip(*shares), [start_at] * len(shares)))
+        with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn")) as pool:
+            parts = list(pool.map(_run_share, [options] * n, range(n), [start_at] * n))
     return _summarise(options, parts, env)
 
 

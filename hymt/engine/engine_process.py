@@ -95,8 +95,7 @@ class EngineProcess(Engine):
     supports_final_only = True
 
     def __init__(self, spec: EngineSpec, *, start_timeout_s: float = 1800.0):
-        self._requests: dict[str, list[int]] = {}  # in flight: prompt ids
-        self._tokens: dict[str, list[int]] = {}
+        self._inflight: dict[str, tuple[list[int], list[int]]] = {}  # id -> (prompt ids, tokens so far)
         self._commands: list[tuple] = []
         self._count = 0
         self._dead: str | None = None
@@ -128,29 +127,27 @@ class EngineProcess(Engine):
             request_id = f"proc-{self._count}"
             self._count += 1
         prompt = list(prompt_token_ids)
-        self._requests[request_id] = prompt
-        self._tokens[request_id] = []
+        self._inflight[request_id] = (prompt, [])
         self._commands.append(("add", request_id, prompt, params, deltas))
         return request_id
 
     def abort(self, request_id: str) -> None:
         """Sent at once: with nothing else in flight no step() would carry it to the child."""
-        if self._requests.pop(request_id, None) is not None:
-            self._tokens.pop(request_id, None)
+        if self._inflight.pop(request_id, None) is not None:
             self._commands.append(("abort", request_id))
             if self._dead is None and not self._closed:
                 self._flush()
 
     def has_unfinished(self) -> bool:
-        return bool(self._requests)
+        return bool(self._inflight)
 
     def step(self) -> list[RequestOutput]:
         self._check_alive()
         self._flush()
         message = self._receive(None, "step")
         self._stats = message.stats
-        outputs = [self._output(*compact) for compact in message.outputs if compact[0] in self._requests]
-        outputs += [self._rejected(rid, error) for rid, error in message.rejected if rid in self._requests]
+        outputs = [self._output(*compact) for compact in message.outputs if compact[0] in self._inflight]
+        outputs += [self._rejected(rid, error) for rid, error in message.rejected if rid in self._inflight]
         if message.step_error is not None:
             raise EngineError(message.step_error)
         return outputs
@@ -158,7 +155,7 @@ class EngineProcess(Engine):
     def stats(self) -> EngineStats:
         """The child's counters as of its last message. With nothing in flight, messages
         waiting in the pipe (an abort's acknowledgement, stale steps) are read here for it."""
-        if not self._requests and self._dead is None and not self._closed:
+        if not self._inflight and self._dead is None and not self._closed:
             try:
                 while self._conn.poll():
                     self._stats = self._conn.recv().stats
@@ -191,17 +188,15 @@ class EngineProcess(Engine):
     # -- internals ---------------------------------------------------------------------------
     def _output(self, rid: str, new: list[int], finish: str | None, arrival: float,
                 first: float | None, finished_at: float | None) -> RequestOutput:
-        tokens = self._tokens[rid]
+        prompt, tokens = self._inflight[rid]
         tokens.extend(new)  # a final-only request's one output carries all its tokens as new
-        prompt = self._requests[rid]
         if finish is not None:
-            del self._requests[rid], self._tokens[rid]
+            del self._inflight[rid]
         return RequestOutput(rid, prompt, list(tokens), new, finish is not None, finish, arrival_time=arrival,
                              first_token_time=first, finish_time=finished_at)
 
     def _rejected(self, rid: str, error: BaseException) -> RequestOutput:
-        prompt = self._requests.pop(rid)
-        self._tokens.pop(rid, None)
+        prompt, _ = self._inflight.pop(rid)
         return RequestOutput(rid, prompt, finished=True, finish_reason="abort", error=error)
 
     def _flush(self) -> None:
@@ -226,8 +221,7 @@ class EngineProcess(Engine):
 
     def _died(self, why: str) -> None:
         self._dead = why
-        self._requests.clear()
-        self._tokens.clear()
+        self._inflight.clear()
         raise EngineError(f"the engine process died: {why}")
 
     def _check_alive(self) -> None:

@@ -36,15 +36,25 @@ def assert_filled(value, path="result"):
         assert value == value, f"{path} is NaN"
 
 
-def test_offline_bench_with_transformers_baselines_writes_every_field(tmp_path, capsys):
-    model_dir = tmp_path / "tiny"
-    model_dir.mkdir()
-    (model_dir / "config.json").write_text(json.dumps(ENGINE_TEST_CONFIG))
+@pytest.fixture
+def model_dir(tmp_path):
+    """A folder with only the tiny engine-test config.json (for --random-weights)."""
+    path = tmp_path / "tiny"
+    path.mkdir()
+    (path / "config.json").write_text(json.dumps(ENGINE_TEST_CONFIG))
+    return path
+
+
+def _bench_json(model_dir, tmp_path, *flags: str) -> dict:
+    """`hymt bench --random-weights` on the tiny config with SMALL and `flags`; its JSON."""
     out = tmp_path / "bench.json"
-    rc = main(["bench", "--random-weights", "--model", str(model_dir), *SMALL, "--baseline", "transformers",
-               "--baseline-batch-size", "4", "--device", "cpu", "--json", str(out)])
-    assert rc == 0
-    data = json.loads(out.read_text())
+    assert main(["bench", "--random-weights", "--model", str(model_dir), *SMALL, *flags, "--json", str(out)]) == 0
+    return json.loads(out.read_text())
+
+
+def test_offline_bench_with_transformers_baselines_writes_every_field(model_dir, tmp_path, capsys):
+    data = _bench_json(model_dir, tmp_path, "--baseline", "transformers", "--baseline-batch-size", "4",
+                       "--device", "cpu")
     for key in ("native", "native_latency", "baselines", "baseline_latency", "ratios"):
         assert_filled(data[key], key)
     for key in ("date", "device_name", "torch_version", "transformers_version", "command"):
@@ -67,26 +77,15 @@ def test_offline_bench_with_transformers_baselines_writes_every_field(tmp_path, 
     assert "engine memory:" in printed and "command: hymt" in printed
 
 
-def test_offline_bench_without_baseline(tmp_path, capsys):
-    model_dir = tmp_path / "tiny"
-    model_dir.mkdir()
-    (model_dir / "config.json").write_text(json.dumps(ENGINE_TEST_CONFIG))
-    out = tmp_path / "bench.json"
-    assert main(["bench", "--random-weights", "--model", str(model_dir), *SMALL, "--json", str(out)]) == 0
-    data = json.loads(out.read_text())
+def test_offline_bench_without_baseline(model_dir, tmp_path, capsys):
+    data = _bench_json(model_dir, tmp_path)
     assert data["baselines"] == [] and data["ratios"] == {} and data["baseline_latency"] is None
     assert_filled(data["native"], "native")
 
 
-def test_compare_quantization_runs_every_scheme_on_the_same_weights(tmp_path, capsys):
-    model_dir = tmp_path / "tiny"
-    model_dir.mkdir()
-    (model_dir / "config.json").write_text(json.dumps(ENGINE_TEST_CONFIG))
-    out = tmp_path / "quant.json"
-    rc = main(["bench", "--random-weights", "--model", str(model_dir), *SMALL, "--device", "cpu",
-               "--compare-quantization", "int8,int4,fp8", "--quality-prompts", "4", "--json", str(out)])
-    assert rc == 0
-    data = json.loads(out.read_text())
+def test_compare_quantization_runs_every_scheme_on_the_same_weights(model_dir, tmp_path, capsys):
+    data = _bench_json(model_dir, tmp_path, "--device", "cpu", "--compare-quantization", "int8,int4,fp8",
+                       "--quality-prompts", "4")
     runs = {r["scheme"]: r for r in data["runs"]}
     assert list(runs) == ["bf16", "int8", "int4", "fp8"]  # the reference is put first
     assert runs["bf16"]["logits"] is None
@@ -103,10 +102,7 @@ def test_compare_quantization_runs_every_scheme_on_the_same_weights(tmp_path, ca
     assert "== hymt bench --compare-quantization ==" in printed and "int4" in printed
 
 
-def test_compare_quantization_rejects_unknown_schemes(tmp_path, capsys):
-    model_dir = tmp_path / "tiny"
-    model_dir.mkdir()
-    (model_dir / "config.json").write_text(json.dumps(ENGINE_TEST_CONFIG))
+def test_compare_quantization_rejects_unknown_schemes(model_dir, capsys):
     rc = main(["bench", "--random-weights", "--model", str(model_dir), *SMALL, "--device", "cpu",
                "--compare-quantization", "int8,nf4"])
     assert rc != 0

@@ -17,11 +17,8 @@ import numpy as np
 import pytest
 import torch
 
-from hymt.engine.layers import (
-    RotaryEmbedding, SeqChunk, apply_rotary, build_attention_metadata, paged_attention_torch, rms_norm,
-    triton_available,
-)
-from hymt.engine.layers.kv_store import FP8_KV_MAX, store_kv, to_cache_dtype
+from hymt.engine.layers import SeqChunk, build_attention_metadata, paged_attention_torch, triton_available
+from hymt.engine.layers.kv_store import FP8_KV_MAX, to_cache_dtype
 
 pytestmark = [
     pytest.mark.skipif(not triton_available(), reason="triton not installed (pip install triton==3.6.0)"),
@@ -65,30 +62,15 @@ def fp8_step(x: torch.Tensor) -> torch.Tensor:
     return torch.exp2(exponent - 3)
 
 
-def test_fused_store_writes_the_fp8_cache_the_torch_path_writes():
-    from hymt.engine.layers.triton_rotary import rope_norm_store_triton
-
-    torch.manual_seed(3)
-    t, heads, kv, dim = 9, 4, 2, 16
-    qkv = torch.randn(t, (heads + 2 * kv) * dim)
-    positions = torch.tensor([0, 1, 2, 3, 40, 41, 1000, 7, 8])
-    slots = torch.tensor([3, 4, -1, 7, 8, 9, 0, 12, 15])
-    rot = RotaryEmbedding(dim, 11158839.93)
-    qw, kw = 1 + 0.2 * torch.randn(dim), 1 + 0.2 * torch.randn(dim)
-    ref = qkv.clone()
-    q, k = ref[:, : heads * dim].view(t, heads, dim), ref[:, heads * dim : (heads + kv) * dim].view(t, kv, dim)
-    v = ref[:, (heads + kv) * dim :].view(t, kv, dim)
-    cos, sin = rot.cos_sin(positions)
-    q_ref, k_ref = rms_norm(apply_rotary(q, cos, sin), qw, 1e-5), rms_norm(apply_rotary(k, cos, sin), kw, 1e-5)
-    kc_ref, vc_ref = torch.zeros(4, 4, kv, dim, dtype=FP8), torch.zeros(4, 4, kv, dim, dtype=FP8)
-    store_kv(k_ref, v, kc_ref, vc_ref, slots)
-    kc, vc = torch.zeros_like(kc_ref), torch.zeros_like(vc_ref)
-    rope_norm_store_triton(qkv, positions, rot.inv_freq, qw, kw, 1e-5, heads, kv, dim, slots, kc, vc)
-    assert (qkv[:, : heads * dim].view(t, heads, dim) - q_ref).abs().max().item() < 1e-5
+def test_fused_store_writes_the_fp8_cache_the_torch_path_writes(rope_store_case):
+    slots = [3, 4, -1, 7, 8, 9, 0, 12, 15]
+    case = rope_store_case([0, 1, 2, 3, 40, 41, 1000, 7, 8], slots, seed=3, cache_dtype=FP8)
+    kc, vc, kc_ref, vc_ref = case.kc, case.vc, case.kc_ref, case.vc_ref
+    assert (case.q - case.q_ref).abs().max().item() < 1e-5
     # V is cast from the same fp32 values: the same bytes; slot -1 (token 2) is written nowhere.
     assert torch.equal(vc.view(torch.uint8), vc_ref.view(torch.uint8))
-    written = vc.view(torch.uint8).view(16, kv * dim).ne(0).any(dim=1)
-    assert sorted(torch.nonzero(written).flatten().tolist()) == sorted(slots[slots >= 0].tolist())
+    written = vc.view(torch.uint8).view(16, -1).ne(0).any(dim=1)
+    assert sorted(torch.nonzero(written).flatten().tolist()) == sorted(s for s in slots if s >= 0)
     # K is computed in fp32 by both (differences ~1e-7) before rounding to fp8: the bytes agree
     # except where the two values straddle a rounding boundary, and then by one step only.
     a, b = kc.float(), kc_ref.float()

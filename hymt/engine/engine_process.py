@@ -23,6 +23,7 @@ import multiprocessing as mp
 import pickle
 import queue
 import threading
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -100,6 +101,11 @@ class EngineProcess(Engine):
         self._count = 0
         self._dead: str | None = None
         self._closed = False
+        # One reader at a time: step() runs on the AsyncEngine's loop thread, stats() may be
+        # called from any thread, and two readers of one pipe tear its messages apart. What
+        # stats() reads waits in _pending for step(): no output is lost.
+        self._reading = threading.Lock()
+        self._pending: deque[_Step] = deque()
         ctx = mp.get_context("spawn")  # CUDA cannot be forked
         self._conn, child_conn = ctx.Pipe()
         self._proc = ctx.Process(target=_child_main, args=(child_conn, spec, logging.getLogger("hymt").getEffectiveLevel()),
@@ -153,14 +159,20 @@ class EngineProcess(Engine):
         return outputs
 
     def stats(self) -> EngineStats:
-        """The child's counters as of its last message. With nothing in flight, messages
-        waiting in the pipe (an abort's acknowledgement, stale steps) are read here for it."""
-        if not self._inflight and self._dead is None and not self._closed:
-            try:
-                while self._conn.poll():
-                    self._stats = self._conn.recv().stats
-            except (EOFError, OSError):
-                pass
+        """The child's counters as of its last message. Messages waiting in the pipe (an
+        abort's acknowledgement while nothing else is in flight) are read here and kept for
+        step(); while another thread reads the pipe (a step), the last counters stand."""
+        if self._dead is not None or self._closed or not self._reading.acquire(blocking=False):
+            return self._stats
+        try:
+            while self._conn.poll():
+                message = self._conn.recv()
+                self._pending.append(message)
+                self._stats = message.stats
+        except (EOFError, OSError):
+            pass  # step() reports the dead child
+        finally:
+            self._reading.release()
         return self._stats
 
     @property
@@ -212,10 +224,13 @@ class EngineProcess(Engine):
 
     def _receive(self, timeout: float | None, what: str) -> Any:
         try:
-            if timeout is not None and not self._conn.poll(timeout):
-                self._proc.terminate()
-                return TimeoutError(f"no {what} message after {timeout:.0f} s")
-            return self._conn.recv()
+            with self._reading:
+                if self._pending:
+                    return self._pending.popleft()
+                if timeout is not None and not self._conn.poll(timeout):
+                    self._proc.terminate()
+                    return TimeoutError(f"no {what} message after {timeout:.0f} s")
+                return self._conn.recv()
         except (EOFError, OSError) as exc:
             self._died(f"exit code {self._proc.exitcode} ({exc!r})")
 

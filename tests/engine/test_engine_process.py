@@ -19,6 +19,7 @@ from hymt.engine.sampling import SamplingParams
 from hymt.errors import EngineError, InvalidInputError, ModelLoadError
 
 GREEDY = SamplingParams(max_tokens=12, temperature=0, ignore_eos=True)
+SHORT = SamplingParams(max_tokens=2, temperature=0, ignore_eos=True)
 
 
 @pytest.fixture(scope="module")
@@ -131,3 +132,40 @@ def test_final_only_requests_get_the_same_tokens_in_one_output(proc_engine):
     assert len(deltas) == 12 and len(finals) == 1  # one step each, against one output at the end
     assert finals[0].finished and finals[0].new_token_ids == out.token_ids == deltas[-1].token_ids
     assert len(out.token_ids) == 12 and out.finish_reason == "length"
+
+
+def test_stats_from_another_thread_loses_no_output(proc_engine):
+    """stats() may be read from any thread (metrics, tests) while the loop thread steps and
+    reads the acknowledgements of aborts: the pipe has one reader at a time."""
+    import threading
+
+    stop = threading.Event()
+
+    def poll_stats():
+        while not stop.is_set():
+            proc_engine.stats()
+
+    poller = threading.Thread(target=poll_stats)
+    poller.start()
+
+    async def run():
+        ae = AsyncEngine(proc_engine, owns_engine=False)
+        try:
+            outs = []
+            for _ in range(30):  # cancel, so the child acknowledges with nothing in flight; then finish one
+                handle = ae.submit([5, 6, 7], SamplingParams(max_tokens=4000, ignore_eos=True))
+                async for _ in handle.stream():
+                    handle.cancel()
+                    break
+                await handle.wait()
+                outs.append(await ae.submit([8, 9], SHORT, stream=False).wait())
+            return outs
+        finally:
+            ae.close()
+
+    try:
+        outs = asyncio.run(run())
+    finally:
+        stop.set()
+        poller.join()
+    assert len(outs) == 30 and all(len(o.token_ids) == 2 and o.finish_reason == "length" for o in outs)

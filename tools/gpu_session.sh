@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU measurements behind docs/BENCHMARKS.md, one stage per call of the device tool:
-#   bash tools/gpu_session.sh quant18|quant7|budgets|server
+#   bash tools/gpu_session.sh quant18|quant7|budgets|admission|server
 # Outputs (text + JSON) go to $OUT (default ./gpu-out). Wheels carried in .whl/ are installed
 # first when present (the GPU machine has no fastapi/uvicorn/pydantic).
 set -u
@@ -27,6 +27,12 @@ case "${1:-}" in
     TAIL=8 bench int4_7b_8gb --random-weights --family HY-MT1.5-7B --quantization int4 --gpu-memory-gb 8
     TAIL=8 bench int4_18_3gb --random-weights --family HY-MT1.5-1.8B --quantization int4 --gpu-memory-gb 3
     TAIL=8 bench kvfp8_18 --random-weights --family HY-MT1.5-1.8B --kv-cache-dtype fp8 --gpu-memory-gb 8 ;;
+  admission)  # the engine under a server's arrival pattern (N in flight), per admission policy
+    shape="--random-weights --family HY-MT1.5-1.8B --prompt-len-min 166 --prompt-len-max 208 --num-requests 4000"
+    TAIL=6 bench adm_f0 $shape --closed-loop 256 --admission-batch-fraction 0
+    TAIL=6 bench adm_f025 $shape --closed-loop 256
+    TAIL=6 bench adm_f05_d16 $shape --closed-loop 256 --admission-batch-fraction 0.5 --max-admission-delay-steps 16
+    ;;
   server)
     DIR=/tmp/hy18
     start=$(date +%s); python3 -m hymt make-test-model "$DIR" --family HY-MT1.5-1.8B --real-shape >/dev/null 2>&1
@@ -35,7 +41,7 @@ case "${1:-}" in
     # (the tiny BPE stretched to the real vocabulary): the offline run gets the same lengths.
     bench offline_ckpt18 --model "$DIR" --prompt-len-min 166 --prompt-len-max 208 --num-requests 4000
     grep -h "loaded /tmp" "$OUT/offline_ckpt18.err" | tail -1  # weights from disk to the GPU (load_model)
-    for mode in process in_process; do
+    for mode in ${MODES:-process in_process}; do
       flag=""; [ $mode = in_process ] && flag=--engine-in-process
       python3 -m hymt serve --model "$DIR" --port 8000 --max-queue 4096 --no-cache --log-level warning $flag \
         >"$OUT/serve_$mode.log" 2>&1 &
@@ -49,5 +55,5 @@ case "${1:-}" in
       kill $server; wait $server 2>/dev/null; grep -iE "error|traceback" "$OUT/serve_$mode.log" | tail -3
       CONCURRENCY=512
     done ;;
-  *) echo "usage: $0 quant18|quant7|budgets|server" >&2; exit 2 ;;
+  *) echo "usage: $0 quant18|quant7|budgets|admission|server" >&2; exit 2 ;;
 esac

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from itertools import islice
 
 import torch
 
@@ -31,6 +32,33 @@ def run_offline(
         note=_short_answers_note(outputs, params, note),
     )
     return result, outputs
+
+
+def run_closed_loop(
+    engine: Engine, prompts: list[list[int]], params: SamplingParams, concurrency: int, name: str
+) -> ThroughputResult:
+    """Keep `concurrency` requests in flight, submitting the next prompt as each finishes: what
+    that many server clients ask of the engine, without the server. Arrivals then trickle in
+    at every step instead of all at once."""
+    queued = iter(prompts)
+    sync()
+    start = time.perf_counter()
+    for prompt in islice(queued, concurrency):
+        engine.add_request(prompt, params)
+    outputs: list[RequestOutput] = []
+    while engine.has_unfinished():
+        for out in engine.step():
+            if out.finished:
+                outputs.append(out)
+                following = next(queued, None)
+                if following is not None:
+                    engine.add_request(following, params)
+    sync()
+    wall = time.perf_counter() - start
+    note = f"{concurrency} requests in flight, the next submitted as each finishes"
+    return ThroughputResult.measure(name, len(outputs), wall, sum(len(p) for p in prompts),
+                                    sum(len(o.token_ids) for o in outputs),
+                                    note=_short_answers_note(outputs, params, note))
 
 
 def _short_answers_note(outputs: list[RequestOutput], params: SamplingParams, note: str) -> str:

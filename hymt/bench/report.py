@@ -67,14 +67,15 @@ def format_bench(result: BenchResult) -> str:
              f"model: {result.model}; native engine ready in {result.load_s:.1f} s",
              f"workload: {w['num_requests']} requests, prompts {w['prompt_len_min']}-{w['prompt_len_max']} tokens, "
              f"{w['output_len']} answer tokens forced (ignore_eos), greedy, seed {w['seed']}", ""]
-    lines += _throughput_rows(result.native, result.baselines, result.ratios)
+    extra = (result.closed_loop,) if result.closed_loop else ()
+    lines += _throughput_rows(result.native, extra + result.baselines, result.ratios)
     lines.append("")
     lines += _latency_rows([result.native_latency] + ([result.baseline_latency] if result.baseline_latency else []))
     if "latency_p50" in result.ratios:
         lines.append(f"native batch-1 total latency is {result.ratios['latency_p50']:.1f}x lower (p50)")
     lines.append("")
     lines += _memory_lines(result)
-    notes = [f"  {r.name}: {r.note}" for r in (result.native, *result.baselines) if r.note]
+    notes = [f"  {r.name}: {r.note}" for r in (result.native, *extra, *result.baselines) if r.note]
     if notes:
         lines += ["notes:", *notes]
     lines += [f"skipped: {s}" for s in result.skipped]

@@ -124,6 +124,7 @@ class BenchResult:
         model: what was loaded ("random weights, HY-MT1.5-1.8B shape" or the checkpoint dir).
         load_s: seconds to build the native engine (weights, profiling, graph capture).
         native / native_latency / memory: the native engine's figures.
+        closed_loop: the native engine with `workload.closed_loop` requests in flight, or None.
         baselines: transformers runs, same weights, same process.
         baseline_latency: transformers generate() at batch 1, one request after another.
         skipped: lines saying what could not run and why.
@@ -142,6 +143,7 @@ class BenchResult:
     baseline_latency: LatencyResult | None = None
     skipped: tuple[str, ...] = ()
     ratios: dict[str, float] = field(default_factory=dict)
+    closed_loop: ThroughputResult | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

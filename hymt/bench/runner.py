@@ -11,7 +11,7 @@ import torch
 
 from hymt.bench.baselines import BaselineRuns, build_hf_model, native_weights_for_hf, run_baselines
 from hymt.bench.latency import run_latency
-from hymt.bench.offline import run_offline
+from hymt.bench.offline import run_closed_loop, run_offline
 from hymt.bench.options import BenchOptions, random_weights_config
 from hymt.bench.results import BenchResult, EnvInfo, MemoryResult
 
@@ -84,6 +84,11 @@ def run_bench(options: BenchOptions, *, command: str = "", progress=None) -> Ben
                             note=f"all submitted at once, after a {min(options.warmup_requests, len(prompts))}-"
                                  "request warm-up")
     say(f"native: {native.requests_per_s:.1f} req/s, {native.output_tokens_per_s:.0f} output tok/s")
+    closed = None
+    if workload.closed_loop:
+        closed = run_closed_loop(engine, prompts, params, workload.closed_loop,
+                                 f"native, {workload.closed_loop} in flight")
+        say(f"{closed.name}: {closed.requests_per_s:.1f} req/s")
     native_latency, _ = run_latency(engine, workload.latency_prompts(vocab), params, "native")
     say(f"native batch 1: total p50 {native_latency.total_ms_p50:.1f} ms")
     memory = _memory(engine, device)
@@ -98,7 +103,7 @@ def run_bench(options: BenchOptions, *, command: str = "", progress=None) -> Ben
     return BenchResult(
         env=env_info(command, device), options=options.to_dict(), model=description, load_s=load_s, native=native,
         native_latency=native_latency, memory=memory, baselines=runs.throughput, baseline_latency=runs.latency,
-        skipped=runs.skipped, ratios=ratios,
+        skipped=runs.skipped, ratios=ratios, closed_loop=closed,
     )
 
 

@@ -24,6 +24,9 @@ class Workload:
         output_len: tokens every answer is forced to (ignore_eos).
         batch1_requests: single requests of the latency run (one warm-up request before them).
         seed: seed of the prompt generator (the same seed gives the same prompts).
+        closed_loop: also run the prompts with this many requests in flight, the next one
+            submitted as each finishes (the arrival pattern of that many server clients);
+            0: no such run.
     """
 
     num_requests: int = 2000
@@ -32,12 +35,16 @@ class Workload:
     output_len: int = 32
     batch1_requests: int = 20
     seed: int = 0
+    closed_loop: int = 0
 
     def __post_init__(self) -> None:
         for name in ("num_requests", "prompt_len_min", "output_len", "batch1_requests"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:
                 raise InvalidInputError(f"{name} must be a positive integer, got {value!r}", field=name)
+        if not isinstance(self.closed_loop, int) or self.closed_loop < 0:
+            raise InvalidInputError(f"closed_loop must be an integer >= 0, got {self.closed_loop!r}",
+                                    field="closed_loop")
         if self.prompt_len_max < self.prompt_len_min:
             raise InvalidInputError(
                 f"prompt_len_max ({self.prompt_len_max}) must be >= prompt_len_min ({self.prompt_len_min})",

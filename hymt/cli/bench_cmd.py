@@ -12,7 +12,8 @@ from pathlib import Path
 
 _DEFAULTS: dict = {}  # the parser's defaults, for rebuilding a command line
 ENGINE_FLAGS = ("gpu_memory_gb", "gpu_memory_utilization", "max_num_seqs", "max_num_batched_tokens",
-                "quantization", "enforce_eager", "kv_cache_dtype", "seed")
+                "quantization", "enforce_eager", "kv_cache_dtype", "seed", "admission_batch_fraction",
+                "max_admission_delay_steps")
 
 
 def register(subparsers) -> None:
@@ -33,6 +34,9 @@ def register(subparsers) -> None:
     w.add_argument("--batch1-requests", type=int, default=20, help="single requests of the latency run")
     w.add_argument("--warmup-requests", type=int, default=256, help="untimed native requests first")
     w.add_argument("--seed", type=int, default=0, help="prompt generator and engine seed")
+    w.add_argument("--closed-loop", type=int, default=0, metavar="N",
+                   help="also run with N requests in flight, the next submitted as each finishes (as N "
+                        "server clients do)")
     e = p.add_argument_group("native engine")
     e.add_argument("--device")
     e.add_argument("--dtype", choices=("bfloat16", "bf16", "float16", "fp16", "float32", "fp32"))
@@ -42,6 +46,10 @@ def register(subparsers) -> None:
     e.add_argument("--max-num-batched-tokens", type=int)
     e.add_argument("--quantization", choices=("int8", "int4", "fp8"))
     e.add_argument("--enforce-eager", action="store_true", default=None, help="no CUDA graphs")
+    e.add_argument("--admission-batch-fraction", type=float,
+                   help="hold arrivals back until they are this fraction of a graphed decode batch "
+                        "(default 0.25; 0 admits at every step)")
+    e.add_argument("--max-admission-delay-steps", type=int, help="most steps an arrival is held back (default 8)")
     e.add_argument("--kv-cache-dtype", choices=("auto", "bf16", "fp16", "fp32", "fp8"),
                    help="paged KV cache dtype (default auto = the model dtype)")
     q = p.add_argument_group("quantization comparison")
@@ -100,7 +108,7 @@ def _run_offline(args: argparse.Namespace, command: str) -> int:
     workload = Workload(
         num_requests=args.num_requests if args.num_requests is not None else 2000,
         prompt_len_min=args.prompt_len_min, prompt_len_max=args.prompt_len_max, output_len=args.output_len,
-        batch1_requests=args.batch1_requests, seed=args.seed,
+        batch1_requests=args.batch1_requests, seed=args.seed, closed_loop=args.closed_loop,
     )
     engine = {name: getattr(args, name) for name in ENGINE_FLAGS if getattr(args, name) is not None}
     options = BenchOptions(

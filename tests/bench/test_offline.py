@@ -1,7 +1,7 @@
 """Offline throughput on a real (tiny) engine: token counts and rates from what came back."""
 from __future__ import annotations
 
-from hymt.bench.offline import run_offline
+from hymt.bench.offline import run_closed_loop, run_offline
 from hymt.bench.workload import Workload
 from hymt.engine.interface import Engine
 from hymt.engine.llm_engine import NativeEngine
@@ -56,3 +56,24 @@ def test_short_forced_answers_are_reported_not_hidden():
     assert result.note == "base; 3 of 3 answers are not 4 tokens long"
     unforced, _ = run_offline(ShortEngine(), [[1, 2, 3]] * 3, SamplingParams(max_tokens=4), "short")
     assert unforced.note == ""
+
+
+def test_closed_loop_keeps_the_set_number_in_flight_and_answers_every_prompt():
+    class CountingEngine(ShortEngine):
+        most = 0
+
+        def add_request(self, prompt_token_ids, params, request_id=None):
+            rid = super().add_request(prompt_token_ids, params, request_id or f"r{id(prompt_token_ids)}")
+            CountingEngine.most = max(CountingEngine.most, len(self._queue))
+            return rid
+
+        def step(self):  # one request finishes per step; its successor arrives at once
+            done, self._queue = self._queue[:1], self._queue[1:]
+            return [RequestOutput(rid, p, token_ids=[7] * 4, finished=True, finish_reason="length")
+                    for rid, p in done]
+
+    prompts = [[i, i + 1] for i in range(10)]
+    result = run_closed_loop(CountingEngine(), prompts, SamplingParams(max_tokens=4, ignore_eos=True), 3, "c3")
+    assert CountingEngine.most == 3
+    assert result.num_requests == 10 and result.output_tokens == 40 and result.prompt_tokens == 20
+    assert result.note == "3 requests in flight, the next submitted as each finishes"

@@ -196,3 +196,82 @@ def test_random_workload_keeps_every_request_and_every_block(prefix):
         else:
             assert seq.finish_reason == "length" and len(seq.output_token_ids) == seq.params.max_tokens
     assert sched.num_preemptions > 0
+
+
+def graphed_scheduler(**cfg) -> Scheduler:
+    """A scheduler whose decode batches replay as graphs (so admission may be held back)."""
+    base = dict(max_num_seqs=16, max_num_batched_tokens=64, max_model_len=64, block_size=4,
+                admission_batch_fraction=0.5, max_admission_delay_steps=3)
+    base.update(cfg)
+    return Scheduler(EngineConfig(**base), BlockManager(256, 4), graph_max_bs=16)
+
+
+def start_decoding(sched: Scheduler, n: int) -> None:
+    for i in range(n):
+        sched.add(make_seq(i, 3, max_tokens=40))
+    sched.update(sched.schedule(), [7] * n)
+
+
+def step(sched: Scheduler) -> int:
+    """Run one step; how many prompt tokens it computed (0: a pure, graphable decode)."""
+    plan = sched.schedule()
+    sched.update(plan, [7] * len(plan.sample_seqs))
+    return sum(len(s.token_ids) for s in plan.batch.seqs if len(s.token_ids) > 1 or s.start_pos == 0)
+
+
+def test_a_lone_arrival_waits_while_the_batch_decodes_then_is_admitted_within_the_delay_cap():
+    sched = graphed_scheduler()
+    start_decoding(sched, 4)
+    sched.add(make_seq(100, 3, max_tokens=40))  # 1 waiting < 0.5 x 4 running
+    held = [step(sched) for _ in range(3)]
+    assert held == [0, 0, 0]  # pure decodes: graphable
+    assert step(sched) == 3 and len(sched.running) == 5
+
+
+def test_arrivals_reaching_the_fraction_of_the_batch_are_admitted_together_at_once():
+    sched = graphed_scheduler()
+    start_decoding(sched, 4)
+    sched.add(make_seq(100, 3, max_tokens=40))
+    assert step(sched) == 0
+    sched.add(make_seq(101, 3, max_tokens=40))  # 2 waiting >= 0.5 x 4
+    assert step(sched) == 6 and len(sched.running) == 6
+
+
+@pytest.mark.parametrize("case", ["idle engine", "no graphs", "fraction 0", "fills the free slots"])
+def test_admission_is_not_held_back_when_holding_cannot_keep_a_graphed_decode(case):
+    kw = {"fraction 0": dict(admission_batch_fraction=0.0), "fills the free slots": dict(max_num_seqs=5)}
+    sched = graphed_scheduler(**kw.get(case, {}))
+    if case == "no graphs":
+        sched = Scheduler(sched.config, BlockManager(256, 4), graph_max_bs=0)
+    if case != "idle engine":
+        start_decoding(sched, 4)
+    sched.add(make_seq(100, 3, max_tokens=40))
+    assert step(sched) == 3
+
+
+def test_holding_back_admission_changes_no_greedy_output_and_loses_no_request():
+    def finished_tokens(fraction):
+        sched = graphed_scheduler(admission_batch_fraction=fraction, max_num_seqs=8)
+        seqs = [make_seq(i, 2 + i % 5, max_tokens=3 + i % 4) for i in range(30)]
+        for s in seqs[:8]:
+            sched.add(s)
+        pending, steps = seqs[8:], 0
+        while sched.has_unfinished() or pending:
+            if pending and steps % 2:
+                sched.add(pending.pop(0))  # a trickle: one arrival every other step
+            step(sched)
+            steps += 1
+            assert steps < 500
+        return [s.output_token_ids for s in seqs], steps
+
+    held, _ = finished_tokens(0.5)
+    eager, _ = finished_tokens(0.0)
+    assert held == eager and all(len(t) == 3 + i % 4 for i, t in enumerate(held))
+
+
+@pytest.mark.parametrize("knob, value", [("admission_batch_fraction", 1.5), ("admission_batch_fraction", -0.1),
+                                         ("max_admission_delay_steps", -1)])
+def test_bad_admission_knobs_name_the_field(knob, value):
+    with pytest.raises(InvalidInputError, match=knob) as info:
+        EngineConfig(**{knob: value})
+    assert info.value.field == knob

@@ -79,14 +79,13 @@ def run_bench(options: BenchOptions, *, command: str = "", progress=None) -> Ben
     prompts = workload.prompts(vocab)
     params = workload.sampling
     if options.warmup_requests:
-        engine.generate(prompts[: options.warmup_requests], params)
+        engine.generate(workload.warmup_prompts(vocab, options.warmup_requests), params)
     native, _ = run_offline(engine, prompts, params, "native",
-                            note=f"all submitted at once, after a {min(options.warmup_requests, len(prompts))}-"
-                                 "request warm-up")
+                            note=f"all submitted at once, after a {options.warmup_requests}-request warm-up")
     say(f"native: {native.requests_per_s:.1f} req/s, {native.output_tokens_per_s:.0f} output tok/s")
     closed = None
     if workload.closed_loop:
-        closed = run_closed_loop(engine, prompts, params, workload.closed_loop,
+        closed = run_closed_loop(engine, workload.closed_loop_prompts(vocab), params, workload.closed_loop,
                                  f"native, {workload.closed_loop} in flight")
         say(f"{closed.name}: {closed.requests_per_s:.1f} req/s")
     native_latency, _ = run_latency(engine, workload.latency_prompts(vocab), params, "native")

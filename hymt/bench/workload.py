@@ -60,6 +60,16 @@ class Workload:
         """The throughput run's `num_requests` prompts."""
         return random_prompts(self.num_requests, self.prompt_len_min, self.prompt_len_max, vocab_size, self.seed)
 
+    def warmup_prompts(self, vocab_size: int, count: int) -> list[list[int]]:
+        """`count` untimed prompts, drawn apart from every timed set: the prefix cache keeps what
+        it computed, and a timed prompt it had seen would skip its prefill."""
+        return random_prompts(count, self.prompt_len_min, self.prompt_len_max, vocab_size, self.seed + 2)
+
+    def closed_loop_prompts(self, vocab_size: int) -> list[list[int]]:
+        """The closed-loop run's `num_requests` prompts, drawn apart from `prompts` (see above)."""
+        return random_prompts(self.num_requests, self.prompt_len_min, self.prompt_len_max, vocab_size,
+                              self.seed + 3)
+
     def latency_prompts(self, vocab_size: int) -> list[list[int]]:
         """`batch1_requests` + 1 prompts (the first is the warm-up), drawn apart from `prompts`."""
         return random_prompts(self.batch1_requests + 1, self.prompt_len_min, self.prompt_len_max, vocab_size,

@@ -19,6 +19,15 @@ def test_prompts_follow_the_requested_shape_and_are_reproducible():
     assert len(latency) == 5 and latency[0] != prompts[0]
 
 
+def test_every_run_gets_its_own_prompts_so_the_prefix_cache_cannot_serve_a_timed_one():
+    w = Workload(num_requests=200, prompt_len_min=8, prompt_len_max=12, batch1_requests=50)
+    sets = [w.prompts(5000), w.warmup_prompts(5000, 200), w.closed_loop_prompts(5000), w.latency_prompts(5000)]
+    heads = [{tuple(p[:4]) for p in prompts} for prompts in sets]
+    for i, a in enumerate(heads):
+        for b in heads[i + 1:]:
+            assert not a & b
+
+
 def test_sampling_forces_the_answer_length_greedily():
     params = Workload(output_len=7).sampling
     assert params.max_tokens == 7 and params.ignore_eos and params.greedy

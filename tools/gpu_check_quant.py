@@ -29,7 +29,7 @@ from hymt.engine.quant import resolve_scheme  # noqa: E402
 from hymt.engine.quant.fp8_linear import Fp8Linear  # noqa: E402
 from hymt.engine.quant.fp8_weights import quantize_fp8_rows  # noqa: E402
 from hymt.engine.quant.int_weights import dequantize_int, quantize_int  # noqa: E402
-from hymt.engine.quant.triton_int_matmul import GEMV_BLOCK_K, GEMV_BLOCK_N, int_gemv, int_linear_triton  # noqa: E402
+from hymt.engine.quant.triton_int_matmul import GEMV_BLOCK_K, GEMV_BLOCK_N, GEMV_NUM_WARPS, int_gemv, int_linear_triton  # noqa: E402
 
 DEV = torch.device("cuda")
 BF16 = torch.bfloat16
@@ -124,7 +124,7 @@ def time_all() -> None:
 def sweep_gemv() -> None:
     print("\n== (b) int4 GEMV launch knobs at M = 1, median ms in a CUDA graph")
     configs = [(bn, bk, nw) for bn in (4, 8, 16) for bk in (256, 512) for nw in (2, 4)]
-    default = (GEMV_BLOCK_N, GEMV_BLOCK_K, 4)
+    default = (GEMV_BLOCK_N, GEMV_BLOCK_K, GEMV_NUM_WARPS)
     configs += [default] if default not in configs else []
     for model, shapes in SHAPES.items():
         for name, n, k in shapes:

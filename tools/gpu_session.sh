@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU measurements behind docs/BENCHMARKS.md, one stage per call of the device tool:
-#   bash tools/gpu_session.sh quant18|quant7|budgets|admission|server
+#   bash tools/gpu_session.sh quant18|quant7|budgets|closedloop|server
 # Outputs (text + JSON) go to $OUT (default ./gpu-out). Wheels carried in .whl/ are installed
 # first when present (the GPU machine has no fastapi/uvicorn/pydantic).
 set -u
@@ -27,12 +27,9 @@ case "${1:-}" in
     TAIL=8 bench int4_7b_8gb --random-weights --family HY-MT1.5-7B --quantization int4 --gpu-memory-gb 8
     TAIL=8 bench int4_18_3gb --random-weights --family HY-MT1.5-1.8B --quantization int4 --gpu-memory-gb 3
     TAIL=8 bench kvfp8_18 --random-weights --family HY-MT1.5-1.8B --kv-cache-dtype fp8 --gpu-memory-gb 8 ;;
-  admission)  # the engine under a server's arrival pattern (N in flight), per admission policy
-    shape="--random-weights --family HY-MT1.5-1.8B --prompt-len-min 166 --prompt-len-max 208 --num-requests 4000"
-    TAIL=6 bench adm_f0 $shape --closed-loop 256 --admission-batch-fraction 0
-    TAIL=6 bench adm_f025 $shape --closed-loop 256
-    TAIL=6 bench adm_f05_d16 $shape --closed-loop 256 --admission-batch-fraction 0.5 --max-admission-delay-steps 16
-    ;;
+  closedloop)  # the engine under a server's arrival pattern: 256 in flight, the next as each finishes
+    bench closedloop18 --random-weights --family HY-MT1.5-1.8B --prompt-len-min 166 --prompt-len-max 208 \
+      --num-requests 4000 --closed-loop 256 ;;
   server)
     DIR=/tmp/hy18
     start=$(date +%s); python3 -m hymt make-test-model "$DIR" --family HY-MT1.5-1.8B --real-shape >/dev/null 2>&1
@@ -49,6 +46,10 @@ case "${1:-}" in
       for _ in $(seq 240); do python3 -c "import httpx,sys; sys.exit(httpx.get('http://127.0.0.1:8000/ready').status_code!=200)" 2>/dev/null && break; sleep 1; done
       for c in ${CONCURRENCY:-512 256}; do
         python3 tools/proc_cpu.py $server >"$OUT/cpu_before.txt"
+        if [ -n "${PROFILE:-}" ] && [ -x /tmp/site/bin/py-spy ]; then  # stacks of the server and engine processes
+          /tmp/site/bin/py-spy record --pid $server --subprocesses --format raw --rate 100 --duration 6 --nonblocking \
+            -o "$OUT/pyspy_${mode}_c$c.txt" >"$OUT/pyspy.log" 2>&1 &
+        fi
         timeout 100 python3 -m hymt bench --server http://127.0.0.1:8000 --concurrency $c --num-requests 4000 \
           --words 24 --json "$OUT/server_${mode}_c$c.json" >"$OUT/server_${mode}_c$c.txt" 2>&1
         echo "== server ($mode) c=$c rc=$?"; tail -5 "$OUT/server_${mode}_c$c.txt"
@@ -58,5 +59,5 @@ case "${1:-}" in
       kill $server; wait $server 2>/dev/null; grep -iE "error|traceback" "$OUT/serve_$mode.log" | tail -3
       CONCURRENCY=512
     done ;;
-  *) echo "usage: $0 quant18|quant7|budgets|admission|server" >&2; exit 2 ;;
+  *) echo "usage: $0 quant18|quant7|budgets|closedloop|server" >&2; exit 2 ;;
 esac

@@ -12,8 +12,7 @@ from pathlib import Path
 
 _DEFAULTS: dict = {}  # the parser's defaults, for rebuilding a command line
 ENGINE_FLAGS = ("gpu_memory_gb", "gpu_memory_utilization", "max_num_seqs", "max_num_batched_tokens",
-                "quantization", "enforce_eager", "kv_cache_dtype", "seed", "admission_batch_fraction",
-                "max_admission_delay_steps")
+                "quantization", "enforce_eager", "kv_cache_dtype", "seed")
 
 
 def register(subparsers) -> None:
@@ -46,10 +45,6 @@ def register(subparsers) -> None:
     e.add_argument("--max-num-batched-tokens", type=int)
     e.add_argument("--quantization", choices=("int8", "int4", "fp8"))
     e.add_argument("--enforce-eager", action="store_true", default=None, help="no CUDA graphs")
-    e.add_argument("--admission-batch-fraction", type=float,
-                   help="hold arrivals back until they are this fraction of a graphed decode batch "
-                        "(default 0.25; 0 admits at every step)")
-    e.add_argument("--max-admission-delay-steps", type=int, help="most steps an arrival is held back (default 8)")
     e.add_argument("--kv-cache-dtype", choices=("auto", "bf16", "fp16", "fp32", "fp8"),
                    help="paged KV cache dtype (default auto = the model dtype)")
     q = p.add_argument_group("quantization comparison")

@@ -32,12 +32,6 @@ class EngineConfig:
         quantization: weight quantization applied at load: None, "int8", "int4" or "fp8".
         kv_cache_dtype: "auto" (the model dtype) or an explicit dtype.
         seed: seed of the engine's default generator (requests may carry their own).
-        admission_batch_fraction: while a decode batch runs as a CUDA graph, waiting requests
-            are admitted only once they number this fraction of the running ones (or fill the
-            free slots, or have waited `max_admission_delay_steps`): a step that computes a
-            prompt runs eager, several times slower than a graphed decode, so a server's
-            trickle of arrivals is gathered into few such steps. 0 admits at every step.
-        max_admission_delay_steps: the most steps a waiting request is held back that way.
     """
 
     max_num_seqs: int = 512
@@ -53,8 +47,6 @@ class EngineConfig:
     quantization: str | None = None
     kv_cache_dtype: str = "auto"
     seed: int = 0
-    admission_batch_fraction: float = 0.25
-    max_admission_delay_steps: int = 8
 
     def __post_init__(self) -> None:
         _positive("max_num_seqs", self.max_num_seqs)
@@ -62,16 +54,6 @@ class EngineConfig:
         _positive("max_model_len", self.max_model_len)
         _positive("block_size", self.block_size)
         _positive("cuda_graph_max_bs", self.cuda_graph_max_bs)
-        if not 0.0 <= self.admission_batch_fraction <= 1.0:
-            raise InvalidInputError(
-                f"admission_batch_fraction must be in [0, 1], got {self.admission_batch_fraction}",
-                field="admission_batch_fraction",
-            )
-        if self.max_admission_delay_steps < 0:
-            raise InvalidInputError(
-                f"max_admission_delay_steps must be >= 0, got {self.max_admission_delay_steps}",
-                field="max_admission_delay_steps",
-            )
         if not 0.0 < self.gpu_memory_utilization <= 1.0:
             raise InvalidInputError(
                 f"gpu_memory_utilization must be in (0, 1], got {self.gpu_memory_utilization}",

@@ -148,7 +148,7 @@ class NativeEngine(Engine):
         self.sampler = self.runner.sampler
         self.block_manager = BlockManager(self.runner.num_kv_blocks, self.config.block_size,
                                           enable_prefix_caching=self.config.enable_prefix_caching)
-        self.scheduler = Scheduler(self.config, self.block_manager, graph_max_bs=self.runner.graph_max_bs)
+        self.scheduler = Scheduler(self.config, self.block_manager)
         if stop_token_ids is None:
             stop_token_ids = getattr(self.checkpoint, "eos_token_ids", None) or _eos_ids(model_config)
         self.stop_token_ids = tuple(int(t) for t in stop_token_ids)

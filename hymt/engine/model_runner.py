@@ -89,11 +89,6 @@ class ModelRunner:
         self._log_memory()
 
     # -- start-up ---------------------------------------------------------------------------
-    @property
-    def graph_max_bs(self) -> int:
-        """Largest decode batch that replays as a CUDA graph; 0 when none were captured."""
-        return self._graph_buckets[-1] if self._graph_buckets else 0
-
     def _load_measured(self, source: Any, random_weights: bool, model: Any) -> Any:
         """Load (or take) the model; records weights_bytes and checks them against the budget."""
         if self.is_cuda:

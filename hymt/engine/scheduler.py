@@ -11,10 +11,6 @@ tokens catch up with its known tokens:
    recomputed (prompt + generated tokens) on readmission. Nothing accepted is ever dropped.
 3. Waiting sequences are admitted FIFO while sequence slots, blocks and budget last; a prompt
    longer than the remaining budget is computed in chunks over several steps.
-4. Admission may wait a few steps (`EngineConfig.admission_batch_fraction`): while the running
-   batch is a pure decode that replays as a CUDA graph, one arrival would turn the step eager
-   (launch-bound, several times slower). Under a server's steady trickle of arrivals every step
-   would be eager; held back until they are a fraction of the batch, the arrivals share one.
 """
 from __future__ import annotations
 
@@ -107,12 +103,8 @@ class _PlanBuilder:
 class Scheduler:
     """Owns the waiting queue and the running batch; plans steps and applies their results."""
 
-    def __init__(self, config: EngineConfig, block_manager: BlockManager, *, graph_max_bs: int = 0):
-        """graph_max_bs: decode batches up to this size replay as CUDA graphs (0: none, and
-        admission is never held back)."""
+    def __init__(self, config: EngineConfig, block_manager: BlockManager):
         self.config = config
-        self.graph_max_bs = graph_max_bs
-        self._held_steps = 0  # consecutive steps admission was held back
         self.block_manager = block_manager
         self.waiting: deque[Sequence] = deque()
         self.running: list[Sequence] = []
@@ -175,7 +167,7 @@ class Scheduler:
         plan = _PlanBuilder()
         preempted: list[Sequence] = []
         budget = self._schedule_running(self.config.max_num_batched_tokens, plan, preempted)
-        if not preempted and self._admit_now(plan):
+        if not preempted:
             self._admit_waiting(budget, plan)
         self.prompt_tokens_computed += plan.prompt_tokens
         return plan.build(preempted)
@@ -208,19 +200,6 @@ class Scheduler:
             plan.add(seq, n)
             budget -= n
         return budget
-
-    def _admit_now(self, plan: _PlanBuilder) -> bool:
-        """False while holding arrivals back keeps this step a graphed decode (rule 4)."""
-        waiting, running = len(self.waiting), len(self.running)
-        config = self.config
-        if (not waiting or not running or plan.prompt_tokens or running > self.graph_max_bs
-                or waiting >= running * config.admission_batch_fraction
-                or waiting >= config.max_num_seqs - running
-                or self._held_steps >= config.max_admission_delay_steps):
-            self._held_steps = 0
-            return True
-        self._held_steps += 1
-        return False
 
     def _admit_waiting(self, budget: int, plan: _PlanBuilder) -> None:
         bm = self.block_manager

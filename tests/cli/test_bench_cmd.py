@@ -85,8 +85,7 @@ def test_offline_bench_without_baseline(model_dir, tmp_path, capsys):
 
 
 def test_closed_loop_run_is_reported_beside_the_all_at_once_run(model_dir, tmp_path, capsys):
-    data = _bench_json(model_dir, tmp_path, "--closed-loop", "3", "--admission-batch-fraction", "0.5")
-    assert data["options"]["engine"]["admission_batch_fraction"] == 0.5
+    data = _bench_json(model_dir, tmp_path, "--closed-loop", "3")
     closed = data["closed_loop"]
     assert_filled(closed, "closed_loop")
     assert closed["name"] == "native, 3 in flight" and closed["num_requests"] == data["native"]["num_requests"]

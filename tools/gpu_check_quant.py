@@ -29,7 +29,7 @@ from hymt.engine.quant import resolve_scheme  # noqa: E402
 from hymt.engine.quant.fp8_linear import Fp8Linear  # noqa: E402
 from hymt.engine.quant.fp8_weights import quantize_fp8_rows  # noqa: E402
 from hymt.engine.quant.int_weights import dequantize_int, quantize_int  # noqa: E402
-from hymt.engine.quant.triton_int_matmul import GEMV_BLOCK_K, GEMV_BLOCK_N, GEMV_NUM_WARPS, int_gemv, int_linear_triton  # noqa: E402
+from hymt.engine.quant.triton_int_matmul import int_gemv, int_linear_triton  # noqa: E402
 
 DEV = torch.device("cuda")
 BF16 = torch.bfloat16
@@ -123,18 +123,17 @@ def time_all() -> None:
 
 def sweep_gemv() -> None:
     print("\n== (b) int4 GEMV launch knobs at M = 1, median ms in a CUDA graph")
-    configs = [(bn, bk, nw) for bn in (4, 8, 16) for bk in (256, 512) for nw in (2, 4)]
-    default = (GEMV_BLOCK_N, GEMV_BLOCK_K, GEMV_NUM_WARPS)
-    configs += [default] if default not in configs else []
+    configs = [(bn, nw, ns) for bn in (16, 32, 64) for nw in (2, 4, 8) for ns in (2, 4)]
+    default = (32, 4, 4)
     for model, shapes in SHAPES.items():
         for name, n, k in shapes:
             q = quantize_int(torch.randn(n, k, device=DEV) * 0.02, 4, 128, BF16)
             x = torch.randn(1, k, device=DEV, dtype=BF16)
-            times = {c: ms(lambda c=c: int_gemv(x, q.qweight, q.scales, q.zeros, 4, 128, block_n=c[0], block_k=c[1],
-                                                 num_warps=c[2])) for c in configs}
+            times = {c: ms(lambda c=c: int_gemv(x, q.qweight, q.scales, q.zeros, 4, 128, block_n=c[0], num_warps=c[1],
+                                                 num_stages=c[2])) for c in configs}
             best = sorted(times, key=times.get)[:3]
             print(f"{model} {name}: default {times[default]:.4f}; best " +
-                  ", ".join(f"bn{c[0]}/bk{c[1]}/w{c[2]}={times[c]:.4f}" for c in best))
+                  ", ".join(f"bn{c[0]}/w{c[1]}/s{c[2]}={times[c]:.4f}" for c in best))
 
 
 def main() -> int:

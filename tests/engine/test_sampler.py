@@ -200,3 +200,19 @@ def test_different_seeds_give_different_samples(logits):
     flat = torch.zeros(1, V)  # uniform distribution
     picks = {int(Sampler(V, 2, "cpu").sample(flat, [seq(temperature=1.0, seed=s)])[0]) for s in range(40)}
     assert len(picks) > 10
+
+
+def test_each_sequence_is_penalised_for_its_own_tokens_only():
+    """Prompt tokens and sampled ones land in the sequence's own row of the seen table, also
+    when only part of the batch has a penalty."""
+    sampler = Sampler(V, 4, "cpu")
+    a = seq(tokens=[10], temperature=0.0, repetition_penalty=100.0)
+    b = seq(tokens=[11], temperature=0.0, repetition_penalty=100.0)
+    plain = seq(tokens=[10, 11], temperature=0.0)
+    row = torch.zeros(3, V)
+    row[:, 10], row[:, 11], row[:, 12] = 5.0, 4.0, 3.0
+    assert sampler.sample(row.clone(), [a, b, plain]).tolist() == [11, 10, 10]
+    a.token_ids.append(11)
+    b.token_ids.append(10)
+    plain.token_ids.append(10)
+    assert sampler.sample(row.clone(), [a, b, plain]).tolist() == [12, 12, 10]

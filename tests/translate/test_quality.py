@@ -1,6 +1,8 @@
 """The quality guard's checks."""
 from __future__ import annotations
 
+import pytest
+
 from hymt.languages import get_language
 from hymt.translate.quality import check_translation, is_repetitive, wrong_script
 
@@ -41,6 +43,21 @@ def test_repetition():
     assert not is_repetitive("A normal sentence.", "Une phrase normale, sans boucle, qui se termine ici.")
     loop = " ".join(["the cat sat on", "the mat and", "the cat sat on", "the mat and"] * 6)
     assert "repetition" in check_translation("Die Katze.", loop, target=EN)
+
+
+@pytest.mark.parametrize("output", [
+    "Intro: abc abc  abc\tabc\nabc abc end",  # irregular whitespace between the repeats
+    "x" * 3 + "lalalalalalalalalala" + "y",  # a 2-character unit
+    "Start " + "a long repeated phrase of words, " * 5,  # a unit of 33 characters
+    "前言" + "天天向上" * 5,
+])
+def test_loops_are_found_whatever_the_unit_and_the_spacing(output):
+    assert is_repetitive("Short source.", output)
+
+
+def test_unit_longer_than_the_limit_is_not_a_loop():
+    unit = "an unusually long phrase that goes on past forty characters, "  # 61 characters
+    assert not is_repetitive("Short source.", unit * 5)
 
 
 def test_length_limit_is_an_issue():

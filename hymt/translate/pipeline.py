@@ -9,6 +9,7 @@ quality retry of the flagged segments) follows only when the options allow retri
 """
 from __future__ import annotations
 
+import functools
 import time
 import zlib
 from collections.abc import Callable, Generator
@@ -26,6 +27,7 @@ from hymt.translate.document import reassemble, segment_document
 from hymt.translate.options import TranslateOptions, retry_sampling, sampling_for, template_for
 from hymt.translate.quality import check_translation
 from hymt.translate.result import Detection, Segment, TranslationResult
+from hymt.translate.segmenter import TokenCounter
 
 # Worse answers score higher; a retry is kept only when it scores lower than the first.
 _SEVERITY = {"empty": 4, "repetition": 3, "length": 2, "wrong_script": 2, "echo": 1}
@@ -157,30 +159,32 @@ class Pipeline:
 
     def plan(self, texts: list[str], options: TranslateOptions) -> Plan:
         plan = Plan(options, [], [], time.perf_counter())
+        # One count per text for the whole plan: the segmenter, the cache key and the work's
+        # sampling may each need the same segment's count.
+        count = functools.lru_cache(maxsize=None)(self.model.count_tokens)
         for text in texts:
-            segments = segment_document(
-                text, options.format, max_tokens=self.max_segment_tokens, count_tokens=self.model.count_tokens
-            )
+            segments = segment_document(text, options.format, max_tokens=self.max_segment_tokens, count_tokens=count)
             source, detection = options.source, None
             if source is None:
                 detection = self.detector.detect(" ".join(s.source for s in segments if s.translatable))
                 source = detection.language
             plan.docs.append(Doc(segments, source, detection))
-        self._use_cache(plan)
+        self._use_cache(plan, count)
         works: dict[tuple, Work] = {}
         for d, doc in enumerate(plan.docs):
             for i, seg in enumerate(doc.segments):
                 if seg.translatable and not seg.cached:
-                    work = self._work(seg.source, doc.source, options, works)
+                    work = self._work(seg.source, doc.source, options, works, count)
                     work.users.append((d, i))
         plan.works = list(works.values())
         return plan
 
-    def _cache_key(self, text: str, source: Language | None, options: TranslateOptions) -> CacheKey | None:
+    def _cache_key(self, text: str, source: Language | None, options: TranslateOptions,
+                   count: TokenCounter) -> CacheKey | None:
         if self.cache is None or not options.use_cache:
             return None
         template, terms = template_for(text, options)
-        params = sampling_for(options, self.model.family, lambda: self.model.count_tokens(text))
+        params = sampling_for(options, self.model.family, lambda: count(text))
         if not params.greedy:
             return None
         extras = (
@@ -194,11 +198,11 @@ class Pipeline:
             template, extras, repr(params), text,
         )
 
-    def _use_cache(self, plan: Plan) -> None:
+    def _use_cache(self, plan: Plan, count: TokenCounter) -> None:
         keys = {}
         for d, doc in enumerate(plan.docs):
             for i, seg in enumerate(doc.segments):
-                key = self._cache_key(seg.source, doc.source, plan.options) if seg.translatable else None
+                key = self._cache_key(seg.source, doc.source, plan.options, count) if seg.translatable else None
                 if key is not None:
                     keys[(d, i)] = key
         if not keys:
@@ -211,7 +215,8 @@ class Pipeline:
                 plan.docs[d].segments[i] = Segment(seg.source, text, seg.separator_after, True, cached=True)
                 plan.hits += 1
 
-    def _work(self, text: str, source: Language | None, options: TranslateOptions, works: dict) -> Work:
+    def _work(self, text: str, source: Language | None, options: TranslateOptions, works: dict,
+              count: TokenCounter) -> Work:
         family = self.model.family
         template, terms = template_for(text, options)
         spec = PromptSpec(
@@ -220,13 +225,14 @@ class Pipeline:
             style=options.style if template == "style" else None,
         )
         prompt_ids = self.model.encode(family.render_chat(build_prompt(family, spec), self.model.checkpoint))
-        params = sampling_for(options, family, lambda: self.model.count_tokens(text))
+        params = sampling_for(options, family, lambda: count(text))
         if self.model.max_model_len and params.max_tokens + len(prompt_ids) > self.model.max_model_len:
             params = params.replace(max_tokens=max(1, self.model.max_model_len - len(prompt_ids)))
         params = params.with_stop_ids(self.model.stop_token_ids)
         dedupe = (tuple(prompt_ids), params)
         if dedupe not in works:
-            works[dedupe] = Work(text, source, options.target, self._cache_key(text, source, options), prompt_ids, params)
+            works[dedupe] = Work(text, source, options.target, self._cache_key(text, source, options, count),
+                                 prompt_ids, params)
         return works[dedupe]
 
     # -- running ---------------------------------------------------------------------------

@@ -175,3 +175,26 @@ def test_info_stats_and_json(make_translator):
     assert data["text"] == "Hallo, wie geht es dir?" and data["target"] == "de"
     assert data["segments"][0]["source"] == "Hello, how are you?"
     assert translator.stats() is not None
+
+
+def test_no_text_is_tokenized_twice_while_planning(make_translator, monkeypatch):
+    """The segmenter, the cache key and the official sampling's length rule all need a
+    segment's token count: one count serves them (per translate call)."""
+    from collections import Counter
+
+    from hymt.checkpoint import Checkpoint
+
+    encoded = Counter()
+    original = Checkpoint.encode
+
+    def spy(self, text):
+        encoded[text] += 1
+        return original(self, text)
+
+    monkeypatch.setattr(Checkpoint, "encode", spy)
+    translator, engine = make_translator(answer=lambda user, p: "Hallo.", cache=True)
+    long_text = " ".join(f"Sentence number {i} is here, and it goes on for a while." for i in range(60))
+    translator.translate(long_text, to="de", source="en")
+    assert len(engine.prompts) > 1  # several segments were planned
+    planned = Counter({text: n for text, n in encoded.items() if text in long_text})  # not prompts, not answers
+    assert planned and max(planned.values()) == 1, planned.most_common(3)

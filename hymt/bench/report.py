@@ -97,6 +97,13 @@ def format_server_load(result: ServerLoadResult) -> str:
         lines.append(f"per request: {result.prompt_tokens / result.segments:.0f} prompt tokens per segment, "
                      f"{result.segments / result.completed:.2f} segments (engine requests); "
                      f"{result.segments / max(result.wall_s, 1e-9):.2f} engine requests/s")
+    if result.completed and result.server_cpu_s is not None:
+        per = [f"HTTP process {1e3 * result.server_cpu_s / result.completed:.2f} ms "
+               f"({result.server_cpu_s / max(result.wall_s, 1e-9):.0%} of a core)"]
+        if result.engine_cpu_s is not None:
+            per.append(f"engine process {1e3 * result.engine_cpu_s / result.completed:.2f} ms "
+                       f"({result.engine_cpu_s / max(result.wall_s, 1e-9):.0%} of a core)")
+        lines.append("server CPU per request: " + ", ".join(per))
     return "\n".join(lines)
 
 

@@ -169,6 +169,9 @@ class ServerLoadResult:
             segments of at most 200 tokens and sends each to the engine); 0 when not reported.
         timed_out: True when the time limit stopped the run before every request was sent.
         processes: load-generator processes the clients were spread over.
+        server_cpu_s / engine_cpu_s: CPU seconds the server's HTTP process and its engine
+            process spent during the run (its /metrics before and after; scrapes and other
+            clients included); None where the server does not export them.
     """
 
     url: str
@@ -189,6 +192,8 @@ class ServerLoadResult:
     segments: int = 0
     processes: int = 1
     env: EnvInfo | None = None
+    server_cpu_s: float | None = None
+    engine_cpu_s: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

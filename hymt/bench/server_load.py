@@ -23,6 +23,7 @@ import httpx
 import numpy as np
 
 from hymt.bench.results import EnvInfo, ServerLoadResult, percentile
+from hymt.bench.server_cpu import ServerCpu, read_server_cpu
 from hymt.errors import InvalidInputError
 
 _WORDS = (
@@ -81,6 +82,10 @@ class ServerLoadOptions:
             if getattr(self, name) <= 0:
                 raise InvalidInputError(f"{name} must be > 0, got {getattr(self, name)!r}", field=name)
 
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+
     def payload(self, index: int) -> dict:
         """The body of request `index`: a text no other request of the run has."""
         rng = np.random.default_rng(index)
@@ -102,13 +107,15 @@ def run_server_load(options: ServerLoadOptions, *, env: EnvInfo | None = None) -
     answer.
     """
     n = options.processes
+    cpu_before = read_server_cpu(options.url, options.headers)
     start_at = time.time() + (0.0 if n == 1 else 3.0)  # spawned workers import first
     if n == 1:
         parts = [_run_share(options, 0, start_at)]
     else:
         with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn")) as pool:
             parts = list(pool.map(_run_share, [options] * n, range(n), [start_at] * n))
-    return _summarise(options, parts, env)
+    cpu = read_server_cpu(options.url, options.headers).since(cpu_before)
+    return _summarise(options, parts, env, cpu)
 
 
 @dataclass
@@ -129,7 +136,7 @@ def _run_share(o: ServerLoadOptions, k: int, start_at: float) -> _Share:
 
 
 async def _drive(o: ServerLoadOptions, k: int, start_at: float) -> _Share:
-    headers = {"Authorization": f"Bearer {o.api_key}"} if o.api_key else {}
+    headers = o.headers
     latencies: list[float] = []
     errors: Counter[str] = Counter()
     indices = iter(range(k, o.num_requests, o.processes))
@@ -170,7 +177,7 @@ async def _drive(o: ServerLoadOptions, k: int, start_at: float) -> _Share:
     return _Share(latencies, dict(errors), usage, state["timed_out"], started, time.time())
 
 
-def _summarise(o: ServerLoadOptions, parts: list[_Share], env: EnvInfo | None) -> ServerLoadResult:
+def _summarise(o: ServerLoadOptions, parts: list[_Share], env: EnvInfo | None, cpu: ServerCpu) -> ServerLoadResult:
     wall = max(p.finished for p in parts) - min(p.started for p in parts)
     ms = [t * 1e3 for p in parts for t in p.latencies_s]
     errors: Counter[str] = Counter()
@@ -184,6 +191,7 @@ def _summarise(o: ServerLoadOptions, parts: list[_Share], env: EnvInfo | None) -
         completion_tokens=sum(p.usage.completion_tokens for p in parts),
         prompt_tokens=sum(p.usage.prompt_tokens for p in parts), segments=sum(p.usage.segments for p in parts),
         timed_out=any(p.timed_out for p in parts), processes=o.processes, env=env,
+        server_cpu_s=cpu.server_s, engine_cpu_s=cpu.engine_s,
     )
 
 

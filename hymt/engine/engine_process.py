@@ -18,11 +18,13 @@ child dies, every later call raises EngineError.
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 import multiprocessing as mp
 import pickle
 import queue
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -300,7 +302,7 @@ class _ChildLoop:
             if self.engine.has_unfinished():
                 self._step()
             elif self.rejected or applied:  # rejections, or fresh stats after aborts
-                self._send(_Step([], self._take_rejected(), self.engine.stats()))
+                self._send(_Step([], self._take_rejected(), self._stats()))
 
     def _apply(self, *, block: bool) -> int | None:
         """Apply every waiting message; how many commands, or None once the parent said close."""
@@ -336,7 +338,7 @@ class _ChildLoop:
             outputs = self.engine.step()
         except Exception as exc:  # noqa: BLE001 - the parent fails what is in flight
             log.exception("engine step failed")
-            self._send(_Step([], self._take_rejected(), self.engine.stats(), step_error=f"engine step failed: {exc!r}"))
+            self._send(_Step([], self._take_rejected(), self._stats(), step_error=f"engine step failed: {exc!r}"))
             return
         compact = []
         for o in outputs:
@@ -349,7 +351,11 @@ class _ChildLoop:
                 new = list(o.new_token_ids)
             compact.append((o.request_id, new, o.finish_reason if o.finished else None, o.arrival_time,
                             o.first_token_time, o.finish_time))
-        self._send(_Step(compact, self._take_rejected(), self.engine.stats()))
+        self._send(_Step(compact, self._take_rejected(), self._stats()))
+
+    def _stats(self) -> EngineStats:
+        """The engine's counters and this process's CPU time (which the parent cannot see)."""
+        return dataclasses.replace(self.engine.stats(), engine_process_cpu_seconds=time.process_time())
 
     def _take_rejected(self) -> list[tuple[str, BaseException]]:
         rejected, self.rejected = self.rejected, []

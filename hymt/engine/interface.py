@@ -85,6 +85,8 @@ class EngineStats:
         gpu_memory_bytes: device memory the engine holds now (0 on CPU).
         generated_tokens_total: tokens generated since start.
         prompt_tokens_total: prompt tokens computed since start.
+        engine_process_cpu_seconds: CPU time of the engine's own process (an EngineProcess
+            child) since it started; 0 when the engine runs in the caller's process.
     """
 
     num_running: int = 0
@@ -94,3 +96,4 @@ class EngineStats:
     gpu_memory_bytes: int = 0
     generated_tokens_total: int = 0
     prompt_tokens_total: int = 0
+    engine_process_cpu_seconds: float = 0.0

@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, disable_created_metrics, generate_latest
+from prometheus_client import (
+    CollectorRegistry, Counter, Histogram, ProcessCollector, disable_created_metrics, generate_latest,
+)
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
@@ -45,6 +47,7 @@ class ServerMetrics:
         self.cancelled = Counter("hymt_cancelled_requests", "Requests cancelled (client gone or timeout)",
                                  ("reason",), registry=self.registry)
         self.registry.register(_EngineCollector(stats, queue, ready))
+        ProcessCollector(registry=self.registry)  # process_cpu_seconds_total, memory, open fds (Linux)
 
     def observe_request(self, protocol: str, route: str, status: int, seconds: float) -> None:
         self.requests.labels(protocol, route, str(status)).inc()
@@ -99,6 +102,10 @@ class _EngineCollector(Collector):
         prompt = CounterMetricFamily("hymt_prompt_tokens", "Prompt tokens computed by the engine")
         prompt.add_metric([], stats.prompt_tokens_total)
         yield prompt
+        cpu = CounterMetricFamily("hymt_engine_process_cpu_seconds",
+                                  "CPU time of the engine's own process (0 when it runs in the server process)")
+        cpu.add_metric([], getattr(stats, "engine_process_cpu_seconds", 0.0))
+        yield cpu
 
 
 def _gauge(name: str, doc: str, value: float) -> GaugeMetricFamily:

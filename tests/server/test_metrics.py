@@ -33,6 +33,9 @@ def test_metrics_cover_requests_engine_and_queue(client):
                  "hymt_cache_hits_total", "hymt_quality_retries_total"):
         assert name in series, name
     assert series["hymt_kv_blocks_free"] > 0
+    # CPU of the HTTP process and of the engine's own process (`hymt bench --server` divides them
+    # by the requests of a run): the session server runs its engine in a child process.
+    assert series["process_cpu_seconds_total"] > 0 and series["hymt_engine_process_cpu_seconds_total"] > 0
     # Labels: protocol, route, status only; never addresses or keys.
     labels = set(re.findall(r"(\w+)=\"", r.text))
     assert labels <= {"protocol", "route", "status", "le", "reason"}
@@ -64,3 +67,15 @@ def test_the_engine_process_logs_json_lines_too(hymt_server):
     runner = [e for e in entries if e.get("logger", "").startswith("hymt.engine")]
     assert runner, "the engine child's log lines reach the server log as JSON"
     assert not [line for line in log.splitlines() if "[engine pid" in line]
+
+
+def test_bench_reports_the_cpu_each_server_process_spent(hymt_server):
+    from hymt.bench.report import format_server_load
+    from hymt.bench.server_load import ServerLoadOptions, run_server_load
+
+    result = run_server_load(ServerLoadOptions(url=hymt_server.url, concurrency=2, num_requests=6, words=6,
+                                               output_len=4))
+    assert result.completed == 6
+    assert result.server_cpu_s is not None and result.server_cpu_s > 0
+    assert result.engine_cpu_s is not None and result.engine_cpu_s > 0
+    assert "server CPU per request: HTTP process" in format_server_load(result)

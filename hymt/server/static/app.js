@@ -255,8 +255,11 @@ async function translate() {
     if (!finished) throw new Error("The connection closed before the translation was complete.");
   } catch (error) {
     if (state.controller !== controller) return;  // replaced: the newer request owns the page
-    setText("stats", error.name === "AbortError" ? "Stopped" : "");
-    if (error.name !== "AbortError") showError(error);
+    // Stopped by the user, whatever the abort looked like: a read that rejects with AbortError,
+    // or a body that just ends ("connection closed") when the abort lands between reads.
+    const stopped = controller.signal.aborted;
+    setText("stats", stopped ? "Stopped" : "");
+    if (!stopped) showError(error);
   } finally {
     if (state.controller === controller) {
       state.controller = null;

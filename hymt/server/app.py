@@ -11,6 +11,7 @@
 """
 from __future__ import annotations
 
+import inspect
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,14 @@ _PLACEHOLDER = """<!doctype html><html lang="en"><head><meta charset="utf-8"><ti
 <body><h1>hymt</h1><p>The web UI is not installed (hymt/server/static/ is missing).
 The APIs are up: <a href="/api/status">/api/status</a>, <a href="/docs">/docs</a>.</p></body></html>"""
 
+# /metrics and the access log already cover requests; FastAPI >= 0.16x would also look up
+# OpenTelemetry providers (environment reads) on every request (2 % of the server's CPU in an
+# H200 profile). Older FastAPI has no such option.
+_NO_OPENTELEMETRY = (
+    {"telemetry": {"tracing": False, "metrics": False, "logs": False}}
+    if "telemetry" in inspect.signature(FastAPI.__init__).parameters else {}
+)
+
 
 def create_app(settings: ServerSettings | None = None, *, translator_factory: TranslatorFactory | None = None,
                load: bool = True) -> FastAPI:
@@ -68,7 +77,7 @@ def create_app(settings: ServerSettings | None = None, *, translator_factory: Tr
         finally:
             service.close()
 
-    app = FastAPI(title="hymt", version=_version(), lifespan=lifespan)
+    app = FastAPI(title="hymt", version=_version(), lifespan=lifespan, **_NO_OPENTELEMETRY)
     app.state.hymt = ServerState(settings=settings, service=service, admission=admission, metrics=metrics)
     app.state.settings = settings
     install_error_handlers(app)

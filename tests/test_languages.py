@@ -98,7 +98,10 @@ def test_scripts():
     [("a", "Latin"), ("é", "Latin"), ("ж", "Cyrillic"), ("中", "Han"), ("あ", "Hiragana"), ("カ", "Katakana"),
      ("한", "Hangul"), ("ก", "Thai"), ("ក", "Khmer"), ("မ", "Myanmar"), ("ལ", "Tibetan"), ("ع", "Arabic"),
      ("ש", "Hebrew"), ("क", "Devanagari"), ("ব", "Bengali"), ("ગ", "Gujarati"), ("త", "Telugu"),
-     ("த", "Tamil"), ("ᠮ", "Mongolian"), ("1", None), ("，", None)],
+     ("த", "Tamil"), ("ᠮ", "Mongolian"), ("1", None), ("，", None),
+     # block edges, and the gaps just past them
+     ("\u0041", "Latin"), ("\u005a", "Latin"), ("\u005b", None), ("\u9fff", "Han"), ("\ua000", None),
+     ("\U0002fa1f", "Han"), ("\U0002fa20", None), ("\u0000", None)],
 )
 def test_char_script(text, script):
     assert char_script(text) == script

@@ -12,7 +12,10 @@ unsupported base language to a supported one: `sv`, `no`, `da` raise UnknownLang
 from __future__ import annotations
 
 import bisect
+from collections import Counter
 from dataclasses import dataclass
+
+import numpy as np
 
 from hymt.errors import UnknownLanguageError
 
@@ -171,6 +174,8 @@ _SCRIPT_RANGES: tuple[tuple[int, int, str], ...] = (
 
 _SORTED_RANGES = sorted(_SCRIPT_RANGES)
 _RANGE_STARTS = [low for low, _, _ in _SORTED_RANGES]
+_STARTS = np.array(_RANGE_STARTS, dtype=np.int64)  # [blocks]
+_ENDS = np.array([high for _, high, _ in _SORTED_RANGES], dtype=np.int64)  # [blocks]
 
 
 def char_script(ch: str) -> str | None:
@@ -185,3 +190,20 @@ def char_script(ch: str) -> str | None:
         if point <= high:
             return script
     return None
+
+
+def script_counts(text: str) -> Counter:
+    """Letters per script (characters outside the known scripts are not counted).
+
+    Vectorised over the text (the quality guard and the detector call it on every answer and
+    source): the same blocks as char_script."""
+    if not text:
+        return Counter()
+    points = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.int64)  # [chars]
+    block = np.searchsorted(_STARTS, points, side="right") - 1  # [chars]
+    inside = (block >= 0) & (points <= _ENDS[np.maximum(block, 0)])
+    ids, counts = np.unique(block[inside], return_counts=True)
+    out: Counter = Counter()
+    for i, n in zip(ids.tolist(), counts.tolist()):
+        out[_SORTED_RANGES[i][2]] += n  # several blocks share a script
+    return out

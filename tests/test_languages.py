@@ -1,7 +1,7 @@
 import pytest
 
 from hymt.errors import InvalidInputError, UnknownLanguageError
-from hymt.languages import LANGUAGES, char_script, get_language, is_chinese, supported_codes
+from hymt.languages import LANGUAGES, char_script, get_language, is_chinese, script_counts, supported_codes
 
 
 def test_table_is_the_38_official_languages_in_order():
@@ -105,6 +105,18 @@ def test_scripts():
 )
 def test_char_script(text, script):
     assert char_script(text) == script
+
+
+def test_script_counts_agree_with_char_script_on_any_text():
+    import random
+    from collections import Counter
+
+    rng = random.Random(7)
+    texts = ["", "Hello, 世界! こんにちは 123", "broken \ud800 surrogate"]
+    texts += ["".join(chr(rng.choice((rng.randint(0, 0x2FFFF), rng.randint(0x4E00, 0x9FFF), rng.randint(0, 0x600))))
+                      for _ in range(rng.randint(1, 60))).replace("\ud800", "") for _ in range(200)]
+    for text in texts:
+        assert script_counts(text) == Counter(s for s in map(char_script, text) if s is not None), text
 
 
 def test_every_language_script_is_classifiable():

@@ -13,8 +13,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 
-from hymt.languages import get_language
-from hymt.translate.quality import script_counts
+from hymt.languages import get_language, script_counts
 from hymt.translate.result import Detection
 
 #: Text beyond this many characters does not change the answer, only the cost.

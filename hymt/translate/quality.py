@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import Counter
 
 import numpy as np
 
-from hymt.languages import Language, char_script
+from hymt.languages import Language, script_counts
 
 EMPTY, ECHO, WRONG_SCRIPT, REPETITION, LENGTH = "empty", "echo", "wrong_script", "repetition", "length"
 
@@ -35,11 +34,6 @@ _UNIT = re.compile(r"[\u0E00-\u0FFF\u1000-\u109F\u1780-\u17FF\u3040-\u30FF\u3400
 
 def _normalize(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
-
-
-def script_counts(text: str) -> Counter:
-    """Letters per script (characters outside the known scripts are not counted)."""
-    return Counter(s for s in map(char_script, text) if s is not None)
 
 
 def wrong_script(text: str, target: Language) -> bool:
@@ -80,7 +74,7 @@ def _long_enough_to_echo(source: str) -> bool:
     words = [w for w in source.split() if any(ch.isalpha() for ch in w)]
     if len(words) >= MIN_ECHO_WORDS:
         return True
-    unspaced = sum(1 for ch in source if char_script(ch) in _UNSPACED_SCRIPTS)
+    unspaced = sum(n for script, n in script_counts(source).items() if script in _UNSPACED_SCRIPTS)
     return unspaced >= MIN_ECHO_UNSPACED
 
 
@@ -94,7 +88,7 @@ def _may_loop(output: str) -> bool:
     in an H200 load test); this test is ~4x cheaper and exact as a filter. With whitespace
     removed, a unit of p <= 40 characters repeated five times is a run of 4p characters
     each equal to the one p further on."""
-    chars = np.frombuffer("".join(output.split()).encode("utf-32-le"), dtype=np.uint32)
+    chars = np.frombuffer("".join(output.split()).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     n = len(chars)
     if n < 5:
         return False

@@ -169,12 +169,12 @@ class Pipeline:
                 detection = self.detector.detect(" ".join(s.source for s in segments if s.translatable))
                 source = detection.language
             plan.docs.append(Doc(segments, source, detection))
-        self._use_cache(plan, count)
+        keys = self._use_cache(plan, count)
         works: dict[tuple, Work] = {}
         for d, doc in enumerate(plan.docs):
             for i, seg in enumerate(doc.segments):
                 if seg.translatable and not seg.cached:
-                    work = self._work(seg.source, doc.source, options, works, count)
+                    work = self._work(seg.source, doc.source, options, works, count, keys.get((d, i)))
                     work.users.append((d, i))
         plan.works = list(works.values())
         return plan
@@ -198,7 +198,9 @@ class Pipeline:
             template, extras, repr(params), text,
         )
 
-    def _use_cache(self, plan: Plan, count: TokenCounter) -> None:
+    def _use_cache(self, plan: Plan, count: TokenCounter) -> dict[tuple[int, int], CacheKey]:
+        """Mark the segments the cache answers; returns the cache keys by (document, segment)
+        index, for every segment that has one (translatable, cache on, greedy sampling)."""
         keys = {}
         for d, doc in enumerate(plan.docs):
             for i, seg in enumerate(doc.segments):
@@ -206,7 +208,7 @@ class Pipeline:
                 if key is not None:
                     keys[(d, i)] = key
         if not keys:
-            return
+            return keys
         found = self.cache.get_many(list(keys.values()))
         for (d, i), key in keys.items():
             text = found.get(key.digest())
@@ -214,9 +216,10 @@ class Pipeline:
                 seg = plan.docs[d].segments[i]
                 plan.docs[d].segments[i] = Segment(seg.source, text, seg.separator_after, True, cached=True)
                 plan.hits += 1
+        return keys
 
     def _work(self, text: str, source: Language | None, options: TranslateOptions, works: dict,
-              count: TokenCounter) -> Work:
+              count: TokenCounter, cache_key: CacheKey | None) -> Work:
         family = self.model.family
         template, terms = template_for(text, options)
         spec = PromptSpec(
@@ -231,8 +234,7 @@ class Pipeline:
         params = params.with_stop_ids(self.model.stop_token_ids)
         dedupe = (tuple(prompt_ids), params)
         if dedupe not in works:
-            works[dedupe] = Work(text, source, options.target, self._cache_key(text, source, options, count),
-                                 prompt_ids, params)
+            works[dedupe] = Work(text, source, options.target, cache_key, prompt_ids, params)
         return works[dedupe]
 
     # -- running ---------------------------------------------------------------------------

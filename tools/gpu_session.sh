@@ -47,7 +47,6 @@ case "${1:-}" in
       server=$!
       for _ in $(seq 240); do python3 -c "import httpx,sys; sys.exit(httpx.get('http://127.0.0.1:8000/ready').status_code!=200)" 2>/dev/null && break; sleep 1; done
       for c in ${CONCURRENCY:-512 256}; do
-        python3 tools/proc_cpu.py $server >"$OUT/cpu_before.txt"
         if [ -n "${PROFILE:-}" ] && [ -x /tmp/site/bin/py-spy ]; then  # stacks of the server and engine processes
           /tmp/site/bin/py-spy record --pid $server --subprocesses --format raw --rate 100 --duration 16 --nonblocking \
             -o "$OUT/pyspy_${mode}_c$c.txt" >"$OUT/pyspy.log" 2>&1 &
@@ -60,9 +59,7 @@ for _ in range(60):
         fi
         timeout 100 python3 -m hymt bench --server http://127.0.0.1:8000 --concurrency $c --num-requests 4000 \
           --words 24 --json "$OUT/server_${mode}_c$c.json" >"$OUT/server_${mode}_c$c.txt" 2>&1
-        echo "== server ($mode) c=$c rc=$?"; tail -5 "$OUT/server_${mode}_c$c.txt"
-        echo "CPU seconds during the run (pid name before after):"
-        python3 tools/proc_cpu.py $server | paste -d' ' "$OUT/cpu_before.txt" - | awk '{print $1, $2, $3, $6}' 
+        echo "== server ($mode) c=$c rc=$?"; tail -6 "$OUT/server_${mode}_c$c.txt"  # ends with the CPU per request
       done
       kill $server; wait $server 2>/dev/null; grep -iE "error|traceback" "$OUT/serve_$mode.log" | tail -3
       CONCURRENCY=512

@@ -26,12 +26,7 @@ def run_offline(
     start = time.perf_counter()
     outputs = engine.generate(prompts, params)
     sync()
-    wall = time.perf_counter() - start
-    result = ThroughputResult.measure(
-        name, len(prompts), wall, sum(len(p) for p in prompts), sum(len(o.token_ids) for o in outputs),
-        note=_short_answers_note(outputs, params, note),
-    )
-    return result, outputs
+    return _measure(name, prompts, outputs, time.perf_counter() - start, params, note), outputs
 
 
 def run_closed_loop(
@@ -54,8 +49,12 @@ def run_closed_loop(
                 if following is not None:
                     engine.add_request(following, params)
     sync()
-    wall = time.perf_counter() - start
     note = f"{concurrency} requests in flight, the next submitted as each finishes"
+    return _measure(name, prompts, outputs, time.perf_counter() - start, params, note)
+
+
+def _measure(name: str, prompts: list[list[int]], outputs: list[RequestOutput], wall: float,
+             params: SamplingParams, note: str) -> ThroughputResult:
     return ThroughputResult.measure(name, len(outputs), wall, sum(len(p) for p in prompts),
                                     sum(len(o.token_ids) for o in outputs),
                                     note=_short_answers_note(outputs, params, note))

@@ -9,7 +9,6 @@ grow with the number of clients.
 from __future__ import annotations
 
 import functools
-
 import logging
 import threading
 import time

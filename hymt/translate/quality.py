@@ -104,10 +104,11 @@ def _may_loop(output: str) -> bool:
 def is_repetitive(source: str, output: str) -> bool:
     """A loop: a unit repeated five times in a row (that the source does not repeat), or an
     answer of 30+ units whose 3-grams are mostly the same few."""
-    for match in _CONSECUTIVE.finditer(output) if _may_loop(output) else ():
-        unit = match.group(1)
-        if any(ch.isalpha() for ch in unit) and len(match.group(0)) >= 12 and not _repeat_count(unit, source):
-            return True
+    if _may_loop(output):
+        for match in _CONSECUTIVE.finditer(output):
+            unit = match.group(1)
+            if any(ch.isalpha() for ch in unit) and len(match.group(0)) >= 12 and not _repeat_count(unit, source):
+                return True
     units = _UNIT.findall(output.casefold())
     if len(units) < 30:
         return False

@@ -6,12 +6,15 @@ then timings against bf16. Run on the GPU machine from the repository root:
 
 (a) Correctness, bf16 activations, fresh random data per case, output poisoned with NaN first:
     int8 / int4 GEMV (M = 1), fused dequantize + dot (M = 2, 16, 64, 256), dequantize + GEMM
-    (M = 512) against x.float() @ dequantize(W).T; the per-token fp8 kernel against the torch
+    (M = 512) against x.float() @ dequantize(W).T; the same int4 weights repacked for torch's
+    tinygemm kernel (M = 1 to 2048); the per-token fp8 kernel against the torch
     quantizer; Fp8Linear's _scaled_mm path against its float emulation (M = 1, 7, 64, 512).
     PASS when relative L2 < 1e-2 (bf16 output rounding is ~4e-3) and nothing is NaN.
 (b) Timing (CUDA-graph replays, median ms) of each projection shape of the 1.8B and 7B
-    models: bf16 F.linear against int8 / int4 / fp8 at M = 1, 16, 64, 256, 2048, with the
-    weight-read bandwidth at M = 1; and a sweep of the int4 GEMV's launch knobs at M = 1.
+    models: bf16 F.linear against int8 / int4 / fp8 and int4 on torch's tinygemm kernel (tg4)
+    at M = 1, 16, 64, 256, 2048, with the
+    weight-read bandwidth at M = 1.
+(c) Host time per eager call at M = 64 (what an eager prefill pays per projection).
 Exit status 1 when (a) fails.
 """
 from __future__ import annotations
@@ -29,7 +32,8 @@ from hymt.engine.quant import resolve_scheme  # noqa: E402
 from hymt.engine.quant.fp8_linear import Fp8Linear  # noqa: E402
 from hymt.engine.quant.fp8_weights import quantize_fp8_rows  # noqa: E402
 from hymt.engine.quant.int_weights import dequantize_int, quantize_int  # noqa: E402
-from hymt.engine.quant.triton_int_matmul import int_gemv, int_linear_triton  # noqa: E402
+from hymt.engine.quant.tinygemm import tinygemm_linear, to_tinygemm  # noqa: E402
+from hymt.engine.quant.triton_int_matmul import int_linear_triton  # noqa: E402
 
 DEV = torch.device("cuda")
 BF16 = torch.bfloat16
@@ -63,6 +67,21 @@ def check_int(failures: list) -> None:
                     if not err < 1e-2:
                         failures.append(f"{model} {name} int{bits} M={m}: rel {err}")
                 print(f"{model:>4} {name:>7} int{bits}: " + " ".join(cells))
+                if bits == 4:
+                    check_tinygemm(f"{model:>4} {name:>7}", q, ref_w, failures)
+
+
+def check_tinygemm(label: str, q, ref_w: torch.Tensor, failures: list) -> None:
+    """torch's int4 kernel on the same int4 weights (repacked), against the same reference."""
+    tg = to_tinygemm(q)
+    cells = []
+    for m in (1, 2, 16, 64, 256, 2048):
+        x = torch.randn(m, ref_w.shape[1], device=DEV, dtype=BF16)
+        err = rel(tinygemm_linear(x, tg), x.float() @ ref_w.T)
+        cells.append(f"M{m}={err:.1e}")
+        if not err < 1e-2:
+            failures.append(f"{label} tinygemm M={m}: rel {err}")
+    print(f"{label} tg4 : " + " ".join(cells))
 
 
 def check_fp8(failures: list) -> None:
@@ -100,7 +119,7 @@ def ms(fn) -> float:
 
 def time_all() -> None:
     print("\n== (b) projection time, median ms (bf16 F.linear vs quantized); GB/s = weight bytes read at M=1")
-    header = f"{'shape':>12} {'M':>5} {'bf16':>8} {'int8':>8} {'int4':>8} {'fp8':>8}"
+    header = f"{'shape':>12} {'M':>5} {'bf16':>8} {'int8':>8} {'int4':>8} {'fp8':>8} {'tg4':>8}"
     for model, shapes in SHAPES.items():
         print(f"\n-- {model}\n{header}")
         for name, n, k in shapes:
@@ -108,32 +127,45 @@ def time_all() -> None:
             q8, q4 = quantize_int(w, 8, 128, BF16), quantize_int(w, 4, 128, BF16)
             fp8 = Fp8Linear(k, n, device=DEV, dtype=BF16)
             fp8.load_float_rows(0, w)
+            tg = to_tinygemm(q4)
             for m in (1, 16, 64, 256, 2048):
                 x = torch.randn(m, k, device=DEV, dtype=BF16)
                 t = [ms(lambda: F.linear(x, w)),
                      ms(lambda: int_linear_triton(x, q8.qweight, q8.scales, None, 8, 128)),
                      ms(lambda: int_linear_triton(x, q4.qweight, q4.scales, q4.zeros, 4, 128)),
-                     ms(lambda: fp8(x))]
+                     ms(lambda: fp8(x)),
+                     ms(lambda: tinygemm_linear(x, tg))]
                 line = f"{name + ' ' + str(n) + 'x' + str(k):>12} {m:>5} " + " ".join(f"{v:8.4f}" for v in t)
                 if m == 1:
                     line += "   GB/s: " + " ".join(
-                        f"{b / v / 1e6:.0f}" for b, v in zip((n * k * 2, n * k * 1.03, n * k * 0.53, n * k), t))
+                        f"{b / v / 1e6:.0f}" for b, v in zip((n * k * 2, n * k * 1.03, n * k * 0.53, n * k, n * k * 0.53), t))
                 print(line)
 
 
-def sweep_gemv() -> None:
-    print("\n== (b) int4 GEMV launch knobs at M = 1, median ms in a CUDA graph")
-    configs = [(bn, nw, ns) for bn in (16, 32, 64) for nw in (2, 4, 8) for ns in (2, 4)]
-    default = (32, 4, 4)
-    for model, shapes in SHAPES.items():
-        for name, n, k in shapes:
-            q = quantize_int(torch.randn(n, k, device=DEV) * 0.02, 4, 128, BF16)
-            x = torch.randn(1, k, device=DEV, dtype=BF16)
-            times = {c: ms(lambda c=c: int_gemv(x, q.qweight, q.scales, q.zeros, 4, 128, block_n=c[0], num_warps=c[1],
-                                                 num_stages=c[2])) for c in configs}
-            best = sorted(times, key=times.get)[:3]
-            print(f"{model} {name}: default {times[default]:.4f}; best " +
-                  ", ".join(f"bn{c[0]}/w{c[1]}/s{c[2]}={times[c]:.4f}" for c in best))
+def launch_cost() -> None:
+    """Host time per call, eager, 200 calls back to back: what a prefill outside CUDA graphs
+    pays per projection (the GPU work at M = 64 is a few microseconds, so the host bounds it)."""
+    import time
+
+    print("\n== (c) eager host time per projection call, 1.8B qkv, M = 64, us")
+    n, k = SHAPES["1.8B"][0][1:]
+    w = torch.randn(n, k, device=DEV, dtype=BF16) * 0.02
+    q4 = quantize_int(w, 4, 128, BF16)
+    tg = to_tinygemm(q4)
+    x = torch.randn(64, k, device=DEV, dtype=BF16)
+    calls = {"bf16": lambda: F.linear(x, w),
+             "int4 triton": lambda: int_linear_triton(x, q4.qweight, q4.scales, q4.zeros, 4, 128),
+             "int4 tinygemm": lambda: tinygemm_linear(x, tg)}
+    for name, fn in calls.items():
+        for _ in range(20):
+            fn()
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(200):
+            fn()
+        host = (time.perf_counter() - t0) / 200 * 1e6
+        torch.cuda.synchronize()
+        print(f"{name:>14}: {host:6.1f} us")
 
 
 def main() -> int:
@@ -148,7 +180,7 @@ def main() -> int:
     check_fp8(failures)
     if not args.skip_timing:
         time_all()
-        sweep_gemv()
+        launch_cost()
     print("\nFAIL:\n  " + "\n  ".join(failures) if failures else "\nPASS: every quant kernel check")
     return 1 if failures else 0
 

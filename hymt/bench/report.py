@@ -54,7 +54,8 @@ def _memory_lines(result: BenchResult) -> list[str]:
         lines.append(
             f"engine memory: budget {_gb(r.get('budget_bytes'))}, weights {_gb(r.get('weights_bytes'))}, "
             f"KV cache {_gb(r.get('kv_cache_bytes'))} ({r.get('num_kv_blocks')} blocks x {r.get('block_size')} tokens), "
-            f"activations {_gb(r.get('activation_bytes'))}, CUDA graphs {_gb(r.get('cuda_graph_bytes'))}, "
+            f"activations {_gb(r.get('activation_bytes'))}, CUDA graphs {_gb(r.get('cuda_graph_bytes'))} "
+            f"(planned {_gb(r.get('cuda_graph_planned_bytes'))}), "
             f"peak {_gb(r.get('peak_bytes'))}"
         )
     return lines

@@ -63,22 +63,23 @@ class DecodeGraphs:
         run(bs): the forward over those buffers; returns logits [bs, vocab] float32.
         """
         torch.cuda.synchronize()
+        torch.cuda.empty_cache()
         before = torch.cuda.memory_reserved()
         pool = torch.cuda.graph_pool_handle()
         for bs in sorted(buckets, reverse=True):
             prepare(bs)
-            # Warm up outside the graph: Triton compiles and cuBLAS picks kernels here.
-            side = torch.cuda.Stream()
-            side.wait_stream(torch.cuda.current_stream())
-            with torch.cuda.stream(side):
-                run(bs)
-            torch.cuda.current_stream().wait_stream(side)
+            # Warm up outside the graph (Triton compiles, cuBLAS picks kernels) on the current
+            # stream: its blocks go back to the cache eager steps use, which the activation
+            # budget covers. A side stream per warm-up left each one's blocks reserved for a
+            # stream nothing used again.
+            run(bs)
             graph = torch.cuda.CUDAGraph()
             with torch.cuda.graph(graph, pool=pool):
                 out = run(bs)
             self._graphs[bs] = graph
             self._outputs[bs] = out
         torch.cuda.synchronize()
+        torch.cuda.empty_cache()  # so pool_bytes counts the graphs' pool, not cached warm-up blocks
         self.buckets = sorted(self._graphs)
         self.pool_bytes = max(0, torch.cuda.memory_reserved() - before)
         log.info("captured %d decode CUDA graphs (batch %d..%d), pool %.1f MB",

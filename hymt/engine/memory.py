@@ -24,6 +24,9 @@ CPU_KV_CAP_BYTES = 256 * 2**20
 # Slack for allocator fragmentation, cuBLAS/Triton workspaces and graph-pool growth.
 SAFETY_MARGIN_BYTES = 256 * 2**20
 SAFETY_MARGIN_FRACTION = 0.02
+# The planned graph pool is the largest bucket's, measured; the smaller buckets' captures add
+# what they cannot fit into its freed blocks.
+GRAPH_POOL_SLACK = 1.1
 
 KV_DTYPES = {
     "bf16": torch.bfloat16,
@@ -128,6 +131,8 @@ class MemoryReport:
         kv_cache_dtype: the cache's element type, as EngineConfig names it ("bf16", "fp8", ...).
         activation_bytes: peak extra memory of a max_num_batched_tokens forward + sampling.
         cuda_graph_bytes: memory held by the captured decode graphs (0 when eager).
+        cuda_graph_planned_bytes: what the KV sizing set aside for them (measured on the
+            largest bucket before the cache existed).
         sampler_bytes: the sampler's per-sequence penalty table.
         peak_bytes: the most the caching allocator has held since the engine started.
     """
@@ -142,6 +147,7 @@ class MemoryReport:
     block_size: int
     activation_bytes: int
     cuda_graph_bytes: int
+    cuda_graph_planned_bytes: int
     sampler_bytes: int
     peak_bytes: int
     kv_cache_dtype: str
@@ -161,7 +167,7 @@ class MemoryReport:
             f"memory on {self.device}: budget {gb(self.budget_bytes)}, weights {gb(self.weights_bytes)}, "
             f"KV {self.kv_cache_dtype} {gb(self.kv_cache_bytes)} ({self.num_kv_blocks} blocks x "
             f"{self.block_size} tokens = {self.kv_tokens} tokens), activations {gb(self.activation_bytes)}, "
-            f"CUDA graphs {gb(self.cuda_graph_bytes)}, sampler {gb(self.sampler_bytes)}, "
+            f"CUDA graphs {gb(self.cuda_graph_bytes)} (planned {gb(self.cuda_graph_planned_bytes)}), sampler {gb(self.sampler_bytes)}, "
             f"peak {gb(self.peak_bytes)}"
         )
 

@@ -3,8 +3,8 @@
 `execute(StepBatch) -> logits [num_sampling_rows, vocab] float32` is the whole interface the
 engine uses, plus `sampler` and `memory_report()`. Start-up on CUDA: load the weights
 (measured), profile one forward at max_num_batched_tokens and one sampling pass at
-max_num_seqs rows (activation peak), estimate the graph pool from an eager decode at the
-largest bucket, size the KV cache from what is left of the budget (memory.py), allocate it,
+max_num_seqs rows (activation peak), measure the graph pool by capturing the largest
+bucket once over a temporary cache, size the KV cache from what is left of the budget (memory.py), allocate it,
 then capture the decode graphs.
 """
 from __future__ import annotations
@@ -81,8 +81,8 @@ class ModelRunner:
             if self._graph_buckets else None
         )
         self.activation_bytes = self._profile_activations() if self.is_cuda else 0
-        graph_estimate = self._profile_decode(self._graph_buckets[-1]) if self._graph_buckets else 0
-        self.num_kv_blocks = self._plan_blocks(self.budget_bytes, graph_estimate)
+        self.graph_planned_bytes = self._measure_graph_pool(self._graph_buckets[-1]) if self._graph_buckets else 0
+        self.num_kv_blocks = self._plan_blocks(self.budget_bytes, self.graph_planned_bytes)
         self.kv_caches = allocate_kv_cache(self.model, self.num_kv_blocks, self.block_size, self.kv_dtype, self.device)
         if self._graph_buckets:
             self._capture_graphs()
@@ -200,19 +200,19 @@ class ModelRunner:
             self.sampler.release(s.seq_id)
 
     @torch.inference_mode()
-    def _profile_decode(self, bs: int) -> int:
-        """Peak extra memory of an eager decode at batch bs: the estimate of the graph pool."""
+    def _measure_graph_pool(self, bs: int) -> int:
+        """The decode graphs' pool, planned before the KV cache exists (the graphs bake in its
+        addresses, so the real capture must come after it): capture bucket `bs` once over a
+        temporary two-block cache and read what its pool holds. The smaller buckets reuse
+        those blocks; memory.GRAPH_POOL_SLACK covers what they cannot."""
         self.kv_caches = allocate_kv_cache(self.model, 2, self.block_size, self.kv_dtype, self.device)
-        torch.cuda.synchronize(self.device)
-        torch.cuda.reset_peak_memory_stats(self.device)
-        base = torch.cuda.memory_allocated(self.device)
-        batch = StepBatch([ScheduledSeq(i, [0], 1, [1], True) for i in range(bs)])
-        self._run_eager(batch)
-        torch.cuda.synchronize(self.device)
-        peak = torch.cuda.max_memory_allocated(self.device) - base
+        probe = DecodeGraphs()
+        probe.capture([bs], self._prepare_dummy_decode, self._run_graph_body)
+        pool = probe.pool_bytes
+        probe.reset()
         self.kv_caches = []
         torch.cuda.empty_cache()
-        return int(peak * 1.2)
+        return int(pool * mem.GRAPH_POOL_SLACK)
 
     def _prepare_dummy_decode(self, bs: int) -> None:
         layout = self.buffers.fill(StepBatch([ScheduledSeq(0, [0], 1, [0], True)]), self.block_size,
@@ -301,6 +301,7 @@ class ModelRunner:
             block_size=self.block_size,
             activation_bytes=self.activation_bytes,
             cuda_graph_bytes=self.graphs.pool_bytes,
+            cuda_graph_planned_bytes=self.graph_planned_bytes,
             sampler_bytes=self.sampler.state_bytes,
             peak_bytes=peak,
             kv_cache_dtype=mem.kv_dtype_name(self.kv_dtype),

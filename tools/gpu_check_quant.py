@@ -7,12 +7,13 @@ then timings against bf16. Run on the GPU machine from the repository root:
 (a) Correctness, bf16 activations, fresh random data per case, output poisoned with NaN first:
     int8 / int4 GEMV (M = 1), fused dequantize + dot (M = 2, 16, 64, 256), dequantize + GEMM
     (M = 512) against x.float() @ dequantize(W).T; the same int4 weights repacked for torch's
-    tinygemm kernel (M = 1 to 2048); the per-token fp8 kernel against the torch
+    tinygemm kernel, through IntWeightLinear (M = 1 to 2048); the per-token fp8 kernel against the torch
     quantizer; Fp8Linear's _scaled_mm path against its float emulation (M = 1, 7, 64, 512).
     PASS when relative L2 < 1e-2 (bf16 output rounding is ~4e-3) and nothing is NaN.
 (b) Timing (CUDA-graph replays, median ms) of each projection shape of the 1.8B and 7B
-    models: bf16 F.linear against int8 / int4 / fp8 and int4 on torch's tinygemm kernel (tg4)
-    at M = 1, 16, 64, 256, 2048, with the
+    models: bf16 F.linear against int8 / int4 (Triton, our layout) / fp8 and the int4 layer
+    as the engine runs it on a GPU (tg4: tinygemm's layout; tinygemm up to TINYGEMM_MAX_M rows,
+    then Triton kernels on the same words) at M = 1 to 2048, with the
     weight-read bandwidth at M = 1.
 (c) Host time per eager call at M = 64 (what an eager prefill pays per projection).
 Exit status 1 when (a) fails.
@@ -32,6 +33,7 @@ from hymt.engine.quant import resolve_scheme  # noqa: E402
 from hymt.engine.quant.fp8_linear import Fp8Linear  # noqa: E402
 from hymt.engine.quant.fp8_weights import quantize_fp8_rows  # noqa: E402
 from hymt.engine.quant.int_weights import dequantize_int, quantize_int  # noqa: E402
+from hymt.engine.quant.int_linear import IntWeightLinear  # noqa: E402
 from hymt.engine.quant.tinygemm import tinygemm_linear, to_tinygemm  # noqa: E402
 from hymt.engine.quant.triton_int_matmul import int_linear_triton  # noqa: E402
 
@@ -71,13 +73,23 @@ def check_int(failures: list) -> None:
                     check_tinygemm(f"{model:>4} {name:>7}", q, ref_w, failures)
 
 
+def tinygemm_layer(q) -> IntWeightLinear:
+    """An int4 IntWeightLinear holding `q`, finalized into tinygemm's layout (tinygemm_kernels.tg_linear picks by M)."""
+    n, k = q.scales.shape[0], q.qweight.shape[1] * 2
+    layer = IntWeightLinear(k, n, resolve_scheme("int4", "cuda"), device=DEV, dtype=BF16)
+    layer.load_quantized_rows(0, q)
+    layer.finalize()
+    assert layer.tinygemm is not None, "tinygemm not used"
+    return layer
+
+
 def check_tinygemm(label: str, q, ref_w: torch.Tensor, failures: list) -> None:
-    """torch's int4 kernel on the same int4 weights (repacked), against the same reference."""
-    tg = to_tinygemm(q)
+    """The same int4 weights repacked for torch's kernel (and dequantized from that layout), against the same reference."""
+    layer = tinygemm_layer(q)
     cells = []
-    for m in (1, 2, 16, 64, 256, 2048):
+    for m in (1, 2, 8, 9, 64, 256, 257, 2048):
         x = torch.randn(m, ref_w.shape[1], device=DEV, dtype=BF16)
-        err = rel(tinygemm_linear(x, tg), x.float() @ ref_w.T)
+        err = rel(layer(x), x.float() @ ref_w.T)
         cells.append(f"M{m}={err:.1e}")
         if not err < 1e-2:
             failures.append(f"{label} tinygemm M={m}: rel {err}")
@@ -127,14 +139,14 @@ def time_all() -> None:
             q8, q4 = quantize_int(w, 8, 128, BF16), quantize_int(w, 4, 128, BF16)
             fp8 = Fp8Linear(k, n, device=DEV, dtype=BF16)
             fp8.load_float_rows(0, w)
-            tg = to_tinygemm(q4)
-            for m in (1, 16, 64, 256, 2048):
+            tg = tinygemm_layer(q4)
+            for m in (1, 4, 8, 16, 64, 256, 2048):
                 x = torch.randn(m, k, device=DEV, dtype=BF16)
                 t = [ms(lambda: F.linear(x, w)),
                      ms(lambda: int_linear_triton(x, q8.qweight, q8.scales, None, 8, 128)),
                      ms(lambda: int_linear_triton(x, q4.qweight, q4.scales, q4.zeros, 4, 128)),
                      ms(lambda: fp8(x)),
-                     ms(lambda: tinygemm_linear(x, tg))]
+                     ms(lambda: tg(x))]
                 line = f"{name + ' ' + str(n) + 'x' + str(k):>12} {m:>5} " + " ".join(f"{v:8.4f}" for v in t)
                 if m == 1:
                     line += "   GB/s: " + " ".join(
@@ -152,10 +164,12 @@ def launch_cost() -> None:
     w = torch.randn(n, k, device=DEV, dtype=BF16) * 0.02
     q4 = quantize_int(w, 4, 128, BF16)
     tg = to_tinygemm(q4)
+    layer = tinygemm_layer(q4)
     x = torch.randn(64, k, device=DEV, dtype=BF16)
     calls = {"bf16": lambda: F.linear(x, w),
              "int4 triton": lambda: int_linear_triton(x, q4.qweight, q4.scales, q4.zeros, 4, 128),
-             "int4 tinygemm": lambda: tinygemm_linear(x, tg)}
+             "int4 tinygemm": lambda: tinygemm_linear(x, tg),
+             "int4 tg layout (fused)": lambda: layer(x)}
     for name, fn in calls.items():
         for _ in range(20):
             fn()
@@ -165,7 +179,7 @@ def launch_cost() -> None:
             fn()
         host = (time.perf_counter() - t0) / 200 * 1e6
         torch.cuda.synchronize()
-        print(f"{name:>14}: {host:6.1f} us")
+        print(f"{name:>22}: {host:6.1f} us")
 
 
 def main() -> int:

@@ -84,6 +84,8 @@ def load_model(
         handler = prequantized.handler(model) if prequantized is not None else None
         num_tensors = load_weights(model, model_dir, handler=handler)
         source = str(model_dir)
+    if scheme is not None:
+        _quant().finalize_layers(model)
     model.quantization = None if scheme is None else scheme.name
     if device.type == "cuda":
         torch.cuda.synchronize(device)

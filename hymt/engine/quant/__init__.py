@@ -7,10 +7,12 @@ start (hymt.engine.loader), so float weights never occupy the device in full;
 """
 from hymt.engine.quant.fp8_linear import Fp8Linear
 from hymt.engine.quant.int_linear import IntWeightLinear
-from hymt.engine.quant.layers import QUANTIZED_LINEARS, apply_quantization, linear_factory, quantized_linear
+from hymt.engine.quant.layers import (
+    QUANTIZED_LINEARS, apply_quantization, finalize_layers, linear_factory, quantized_linear,
+)
 from hymt.engine.quant.schemes import SCHEMES, QuantScheme, resolve_scheme, supported_schemes
 
 __all__ = [
-    "Fp8Linear", "IntWeightLinear", "QUANTIZED_LINEARS", "QuantScheme", "SCHEMES", "apply_quantization",
+    "Fp8Linear", "IntWeightLinear", "QUANTIZED_LINEARS", "QuantScheme", "SCHEMES", "apply_quantization", "finalize_layers",
     "linear_factory", "quantized_linear", "resolve_scheme", "supported_schemes",
 ]

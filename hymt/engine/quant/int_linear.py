@@ -3,10 +3,18 @@
 Same forward contract as hymt.engine.layers.linear.Linear. On CUDA with Triton the packed
 weight is read by the kernels of triton_int_matmul.py; elsewhere the weight is dequantized
 for each call and multiplied in torch (the reference path, exact up to the final rounding).
+
+int4 on a CUDA GPU in bf16 is repacked once loaded (`finalize`) for torch's tinygemm kernel,
+which reads it 1.4-2x faster than cuBLAS reads bf16 at a few rows (docs/BENCHMARKS.md);
+more rows run on Triton kernels reading the same words (tinygemm_kernels.py). The repacked
+weight replaces ours, so memory stays at 4 bits a weight.
 """
 from __future__ import annotations
 
+import functools
 import importlib.util
+
+import logging
 
 import torch
 import torch.nn.functional as F
@@ -15,8 +23,10 @@ from torch import nn
 from hymt.engine.layers.linear import frozen_param, fused_output_sizes
 from hymt.engine.quant.int_weights import IntWeights, dequantize_int, quantize_int
 from hymt.engine.quant.schemes import QuantScheme, effective_group_size
+from hymt.engine.quant.tinygemm import TinygemmWeights, probe_row_order, tinygemm_supports, to_tinygemm
 
 _HAS_TRITON = importlib.util.find_spec("triton") is not None
+log = logging.getLogger(__name__)
 
 
 class IntWeightLinear(nn.Module):
@@ -46,6 +56,26 @@ class IntWeightLinear(nn.Module):
             frozen_param(torch.zeros(out_features, groups, device=device, dtype=dtype)) if scheme.has_zero_point else None
         )
         self.bias = frozen_param(torch.zeros(out_features, device=device, dtype=dtype)) if bias else None
+        self.tinygemm: TinygemmWeights | None = None
+        self.tinygemm_order: torch.Tensor | None = None  # [TILE_K] k of each slot (probe_row_order)
+
+    @torch.no_grad()
+    def finalize(self) -> None:
+        """Called once every row is loaded: repack for tinygemm where it runs (module docstring)."""
+        if self.tinygemm is not None or not _HAS_TRITON or not tinygemm_supports(self.weights, self.scales.dtype):
+            return
+        order = _row_order(self.qweight.device)
+        if order is None:
+            return
+        tg = to_tinygemm(self.weights)
+        self.tinygemm_order = order
+        self.tinygemm_packed = frozen_param(tg.packed)  # parameters, so weight sizes count them
+        self.tinygemm_scales = frozen_param(tg.scales_and_zeros)
+        self.tinygemm = tg
+        empty = torch.empty(0, device=self.scales.device)
+        self.qweight = frozen_param(empty.to(self.qweight.dtype))
+        self.scales = frozen_param(empty.to(self.scales.dtype))
+        self.zeros = frozen_param(empty.to(self.scales.dtype))
 
     @property
     def weights(self) -> IntWeights:
@@ -61,6 +91,8 @@ class IntWeightLinear(nn.Module):
     @torch.no_grad()
     def load_quantized_rows(self, start: int, q: IntWeights) -> None:
         """Store already quantized rows (same bits and group size) at [start, start + rows)."""
+        if self.tinygemm is not None:
+            raise RuntimeError("rows cannot be loaded after finalize() repacked the weight")
         if q.bits != self.bits or q.group_size != self.group_size:
             raise ValueError(
                 f"rows quantized as {q.bits}-bit / group {q.group_size}, layer is {self.bits}-bit / group {self.group_size}"
@@ -75,12 +107,21 @@ class IntWeightLinear(nn.Module):
 
     def dequantized_weight(self, dtype: torch.dtype) -> torch.Tensor:
         """The float weight [N, K] these rows stand for."""
+        if self.tinygemm is not None:
+            from hymt.engine.quant.tinygemm_kernels import tg_dequantize
+
+            return tg_dequantize(self.tinygemm, self.tinygemm_order, self.out_features, self.in_features, dtype)
         return dequantize_int(self.weights, dtype)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         lead = x.shape[:-1]
         x2 = x.reshape(-1, self.in_features)  # [M, K]
-        if x2.is_cuda and _HAS_TRITON:
+        if self.tinygemm is not None:
+            from hymt.engine.quant.tinygemm_kernels import tg_linear
+
+            out = tg_linear(x2.contiguous(), self.tinygemm, self.tinygemm_order, self.out_features)
+            out = out if self.bias is None else out + self.bias
+        elif x2.is_cuda and _HAS_TRITON:
             from hymt.engine.quant.triton_int_matmul import int_linear_triton
 
             w = self.weights
@@ -93,5 +134,13 @@ class IntWeightLinear(nn.Module):
 
     def extra_repr(self) -> str:
         return (f"in={self.in_features}, out={self.output_sizes}, int{self.bits}, group={self.group_size}, "
-                f"bias={self.bias is not None}")
+                f"bias={self.bias is not None}, tinygemm={self.tinygemm is not None}")
+
+
+@functools.lru_cache(maxsize=None)
+def _row_order(device: torch.device) -> torch.Tensor | None:
+    order = probe_row_order(device)
+    if order is None:
+        log.warning("torch's int4 packer lays weights out in an unexpected order: int4 stays on the Triton kernels")
+    return order
 

@@ -48,4 +48,13 @@ def apply_quantization(model: nn.Module, scheme: str | QuantScheme) -> nn.Module
             linear = getattr(parent, name)
             if isinstance(linear, Linear):
                 setattr(parent, name, quantized_linear(linear, scheme))
+    return finalize_layers(model)
+
+
+@torch.no_grad()
+def finalize_layers(model: nn.Module) -> nn.Module:
+    """Let each quantized projection repack its loaded weight for the device's kernels."""
+    for module in model.modules():
+        if isinstance(module, IntWeightLinear):
+            module.finalize()
     return model

@@ -52,3 +52,92 @@ def test_tinygemm_is_not_offered_on_cpu_or_for_int8():
     q8 = quantize_int(torch.randn(16, 256), 8, 128, torch.bfloat16)
     assert not tinygemm_supports(q4, torch.bfloat16)
     assert not tinygemm_supports(q8, torch.bfloat16)
+
+
+def _fake_packer(slot_of_position: torch.Tensor):
+    """A stand-in for torch's CUDA packer: same tile periodicity, each tile position
+    (n * TILE_K + k) placed in the nibble slot `slot_of_position` names (slot = word * 8 + nibble)."""
+    from hymt.engine.quant.tinygemm import TILE_K, TILE_N
+
+    def pack(qweight: torch.Tensor) -> torch.Tensor:
+        vals = unpack_int4(qweight).to(torch.int64)  # [N, K]
+        n, k = vals.shape
+        tiles = vals.reshape(n // TILE_N, TILE_N, k // TILE_K, TILE_K).permute(0, 2, 1, 3)
+        tiles = tiles.reshape(n // TILE_N, k // TILE_K, TILE_N * TILE_K)
+        slots = torch.empty_like(tiles)
+        slots[..., slot_of_position] = tiles
+        words = (slots.reshape(*slots.shape[:2], -1, 8) << torch.arange(0, 32, 4)).sum(-1)
+        return torch.where(words >= 2**31, words - 2**32, words).to(torch.int32)
+
+    return pack
+
+
+def _row_structured(seed: int):
+    """A packer like tinygemm's: row n owns its tile's words n*16..n*16+15, one shared order inside."""
+    from hymt.engine.quant.tinygemm import TILE_K, TILE_N
+
+    torch.manual_seed(seed)
+    slot_in_row = torch.randperm(TILE_K)  # slot of each k
+    n = torch.arange(TILE_N)[:, None]
+    return _fake_packer((n * TILE_K + slot_in_row[None, :]).reshape(-1)), slot_in_row
+
+
+def test_probe_reads_the_packers_row_order():
+    from hymt.engine.quant.tinygemm import probe_row_order
+
+    packer, slot_in_row = _row_structured(2)
+    order = probe_row_order(torch.device("cpu"), packer)
+    assert torch.equal(order[slot_in_row], torch.arange(len(slot_in_row), dtype=torch.int32))
+
+
+def test_probe_declines_layouts_the_kernels_cannot_read():
+    from hymt.engine.quant.tinygemm import TILE_K, TILE_N, probe_row_order
+
+    torch.manual_seed(4)
+    scattered = _fake_packer(torch.randperm(TILE_N * TILE_K))  # rows do not own their words
+    assert probe_row_order(torch.device("cpu"), scattered) is None
+    lossy = torch.arange(TILE_N * TILE_K)
+    lossy[1] = lossy[0]  # two positions in one nibble
+    assert probe_row_order(torch.device("cpu"), _fake_packer(lossy)) is None
+    n = torch.arange(TILE_N)[:, None]
+    per_row = torch.stack([torch.randperm(TILE_K) for _ in range(TILE_N)])  # a different order per row
+    assert probe_row_order(torch.device("cpu"), _fake_packer((n * TILE_K + per_row).reshape(-1))) is None
+
+
+def _packed_case(n: int, k: int, group: int, seed: int):
+    from hymt.engine.quant.tinygemm import TinygemmWeights, probe_row_order
+
+    packer, _ = _row_structured(seed)
+    torch.manual_seed(seed)
+    q = quantize_int(torch.randn(n, k) * 0.02 + 0.01, 4, group, torch.float32)
+    saz = scales_and_offsets(q).float()  # [groups, N, 2]
+    scale = saz[..., 0].T.repeat_interleave(group, dim=1)  # [N, K]
+    offset = saz[..., 1].T.repeat_interleave(group, dim=1)
+    expected = (unpack_int4(q.qweight).float() - 8) * scale + offset  # what tinygemm's words stand for
+    return TinygemmWeights(packer(q.qweight), saz, group), probe_row_order(torch.device("cpu"), packer), expected, q
+
+
+@pytest.mark.usefixtures("triton_interpreter")
+@pytest.mark.parametrize("group", [128, 256])
+def test_dequantize_kernel_inverts_the_packing(group):
+    pytest.importorskip("triton")
+    from hymt.engine.quant.tinygemm_kernels import tg_dequantize
+
+    tg, order, expected, q = _packed_case(48, 512, group, seed=3)
+    out = tg_dequantize(tg, order, 48, 512, torch.float32)
+    torch.testing.assert_close(out, expected, rtol=1e-6, atol=1e-7)
+    # the same weights as our own dequantization, up to the offsets' bf16 rounding
+    assert (out - dequantize_int(q, torch.float32)).abs().max() <= 2**-8 * 8 * float(q.scales.max())
+
+
+@pytest.mark.usefixtures("triton_interpreter")
+@pytest.mark.parametrize("m", [9, 40, 300])
+def test_linear_beyond_tinygemm_rows_matches_reference(m):
+    pytest.importorskip("triton")
+    from hymt.engine.quant.tinygemm_kernels import FUSED_MAX_M, TINYGEMM_MAX_M, tg_linear
+
+    assert TINYGEMM_MAX_M < m  # the fused kernel (<= FUSED_MAX_M) and dequantize + GEMM (above)
+    assert (m > FUSED_MAX_M) == (m == 300)
+    tg, order, expected, _ = _packed_case(40, 256, 128, seed=m)
+    x = torch.randn(m, 256)
+    torch.testing.assert_close(tg_linear(x, tg, order, 40), x @ expected.T, rtol=1e-3, atol=1e-3)

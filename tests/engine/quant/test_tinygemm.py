@@ -131,13 +131,12 @@ def test_dequantize_kernel_inverts_the_packing(group):
 
 
 @pytest.mark.usefixtures("triton_interpreter")
-@pytest.mark.parametrize("m", [9, 40, 300])
+@pytest.mark.parametrize("m", [17, 40])
 def test_linear_beyond_tinygemm_rows_matches_reference(m):
     pytest.importorskip("triton")
-    from hymt.engine.quant.tinygemm_kernels import FUSED_MAX_M, TINYGEMM_MAX_M, tg_linear
+    from hymt.engine.quant.tinygemm_kernels import TINYGEMM_MAX_M, tg_linear
 
-    assert TINYGEMM_MAX_M < m  # the fused kernel (<= FUSED_MAX_M) and dequantize + GEMM (above)
-    assert (m > FUSED_MAX_M) == (m == 300)
+    assert TINYGEMM_MAX_M < m  # dequantize + GEMM
     tg, order, expected, _ = _packed_case(40, 256, 128, seed=m)
     x = torch.randn(m, 256)
     torch.testing.assert_close(tg_linear(x, tg, order, 40), x @ expected.T, rtol=1e-3, atol=1e-3)

@@ -14,6 +14,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import Scope
 
 from hymt.errors import EngineError, InvalidInputError, UnknownLanguageError
 from hymt.languages import supported_codes
@@ -94,10 +95,17 @@ class ApiError(Exception):
 
 def protocol_of(request: Request) -> str:
     """The protocol whose error shape this request gets (a handler may set it explicitly)."""
-    explicit = request.scope.get("hymt.protocol")
+    return protocol_of_scope(request.scope)
+
+
+def protocol_of_scope(scope: Scope) -> str:
+    """`protocol_of` from the ASGI scope alone (the access log has no Request). The raw
+    path, not `request.url.path`: building the URL costs more than the rest of the lookup,
+    and its escaping (`?`, `#`, `\\`) never touches one of _PREFIXES."""
+    explicit = scope.get("hymt.protocol")
     if explicit:
         return explicit
-    path = request.url.path
+    path = scope["path"]
     for prefix, protocol in _PREFIXES:
         if path.startswith(prefix):
             return protocol

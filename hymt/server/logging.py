@@ -10,10 +10,9 @@ import json
 import logging
 import time
 
-from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from hymt.server.errors import protocol_of
+from hymt.server.errors import protocol_of_scope
 from hymt.server.metrics import ServerMetrics
 
 access_logger = logging.getLogger("hymt.access")
@@ -75,10 +74,12 @@ class AccessMiddleware:
     def _record(self, scope: Scope, status: int, seconds: float) -> None:
         route = scope.get("route")
         template = getattr(route, "path", None) or ("static" if scope["path"].startswith("/static/") else "unmatched")
-        protocol = protocol_of(Request(scope))
+        protocol = protocol_of_scope(scope)
         if scope["method"] == "OPTIONS":
             template = "preflight"
         self.metrics.observe_request(protocol, template, status, seconds)
+        if not access_logger.isEnabledFor(logging.INFO):
+            return  # --log-level warning: skip building the record's fields
         access_logger.info(
             "access",
             extra={"access": {"method": scope["method"], "path": scope["path"], "route": template,

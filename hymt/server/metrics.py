@@ -48,10 +48,15 @@ class ServerMetrics:
                                  ("reason",), registry=self.registry)
         self.registry.register(_EngineCollector(stats, queue, ready))
         ProcessCollector(registry=self.registry)  # process_cpu_seconds_total, memory, open fds (Linux)
+        # Labelled children by label values: `labels()` takes a lock and rebuilds its key on
+        # every call, per request. The label sets are bounded (protocols, route templates).
+        self._request_children: dict[tuple[str, str, int], tuple[Any, Any]] = {}
+        self._result_children: dict[str, tuple[Any, Any, Any]] = {}
 
     def observe_request(self, protocol: str, route: str, status: int, seconds: float) -> None:
-        self.requests.labels(protocol, route, str(status)).inc()
-        self.latency.labels(protocol, route).observe(seconds)
+        requests, latency = self._request_series(protocol, route, status)
+        requests.inc()
+        latency.observe(seconds)
         if status == 429:
             self.rejected.labels("queue_full").inc()
         elif status == 499:
@@ -62,13 +67,32 @@ class ServerMetrics:
     def observe_results(self, protocol: str, results: Iterable[Any]) -> None:
         """Count what a request translated (TranslationResults)."""
         for result in results:
-            self.items.labels(protocol).inc()
+            items, chars, completion_tokens = self._result_series(protocol)
+            items.inc()
             segments = getattr(result, "segments", ()) or ()
-            self.chars.labels(protocol).inc(sum(len(getattr(s, "source", "")) for s in segments))
+            chars.inc(sum(len(getattr(s, "source", "")) for s in segments))
             self.segments.inc(len(segments))
             self.cache_hits.inc(sum(1 for s in segments if getattr(s, "cached", False)))
             self.retries.inc(sum(1 for s in segments if getattr(s, "retried", False)))
-            self.completion_tokens.labels(protocol).inc(getattr(result, "completion_tokens", 0) or 0)
+            completion_tokens.inc(getattr(result, "completion_tokens", 0) or 0)
+
+    def _request_series(self, protocol: str, route: str, status: int) -> tuple[Any, Any]:
+        """The children of the request counter and the latency histogram for these labels."""
+        children = self._request_children.get((protocol, route, status))
+        if children is None:
+            children = (self.requests.labels(protocol, route, str(status)), self.latency.labels(protocol, route))
+            self._request_children[(protocol, route, status)] = children
+        return children
+
+    def _result_series(self, protocol: str) -> tuple[Any, Any, Any]:
+        """The per-protocol children of items, chars and completion tokens (created on the
+        first result, as `labels()` in the loop would: no empty series before it)."""
+        children = self._result_children.get(protocol)
+        if children is None:
+            children = (self.items.labels(protocol), self.chars.labels(protocol),
+                        self.completion_tokens.labels(protocol))
+            self._result_children[protocol] = children
+        return children
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -270,19 +270,28 @@ class Translator:
             while True:
                 handles = [self._engine.submit(r.prompt_ids, r.params, stream=False) for r in round_.requests]
                 try:
-                    outputs = await asyncio.gather(*(h.wait() for h in handles))
+                    outputs = await _wait_all(handles)
                 except BaseException:
                     for handle in handles:
                         handle.cancel()
                     raise
                 for weight in round_.weights:
                     tracker.advance(weight)
-                round_ = run.send(list(outputs))
+                round_ = run.send(outputs)
         except StopIteration as done:
             return done.value
 
 
 INLINE_PLAN_CHARS = 1000  # language detection (source "auto") always goes to a thread
+
+
+async def _wait_all(handles: list) -> list:
+    """The handles' final outputs, in order. One handle (the usual server request: a single
+    segment) is awaited as is: gather would wrap it in a task of its own."""
+    if len(handles) == 1:
+        return [await handles[0].wait()]
+    return list(await asyncio.gather(*(h.wait() for h in handles)))
+
 
 _OPTION_NAMES = ("glossary", "context", "style", "template", "format", "sampling", "use_cache", "retry")
 

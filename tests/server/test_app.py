@@ -2,6 +2,7 @@
 the UI placeholder, per-app metrics. The real-server tests cover the protocols themselves."""
 from __future__ import annotations
 
+import gc
 import threading
 
 import pytest
@@ -12,6 +13,7 @@ from hymt.errors import EngineError
 from hymt.languages import get_language
 from hymt.server import app as app_module
 from hymt.server.app import create_app
+from hymt.server.service import SERVER_GC_THRESHOLD
 from hymt.server.settings import ServerSettings
 from hymt.translate.result import Detection, TranslationResult
 
@@ -69,6 +71,15 @@ def test_ready_only_after_load_and_warm_up():
         c.app.state.hymt.service.wait_ready(10)
         assert c.get("/ready").status_code == 200
         assert c.post("/api/translate", json={"text": "hi", "tgt": "de"}).json()["translation"] == "HI"
+
+
+def test_the_collector_leaves_the_loaded_heap_alone_while_serving():
+    before = gc.get_threshold()
+    with _client() as c:
+        assert c.app.state.hymt.service.wait_ready(10)
+        assert gc.get_freeze_count() > 0
+        assert gc.get_threshold()[0] >= SERVER_GC_THRESHOLD
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == before
 
 
 def test_failed_load_is_reported():

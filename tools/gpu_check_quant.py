@@ -12,8 +12,8 @@ then timings against bf16. Run on the GPU machine from the repository root:
     PASS when relative L2 < 1e-2 (bf16 output rounding is ~4e-3) and nothing is NaN.
 (b) Timing (CUDA-graph replays, median ms) of each projection shape of the 1.8B and 7B
     models: bf16 F.linear against int8 / int4 (Triton, our layout) / fp8 and the int4 layer
-    as the engine runs it on a GPU (tg4: tinygemm's layout; tinygemm up to TINYGEMM_MAX_M rows,
-    then Triton kernels on the same words) at M = 1 to 2048, with the
+    as the int4-tinygemm scheme runs it (tg4: tinygemm up to TINYGEMM_MAX_M rows, then
+    dequantize from its layout + cuBLAS) at M = 1 to 2048, with the
     weight-read bandwidth at M = 1.
 (c) Host time per eager call at M = 64 (what an eager prefill pays per projection).
 Exit status 1 when (a) fails.
@@ -74,9 +74,9 @@ def check_int(failures: list) -> None:
 
 
 def tinygemm_layer(q) -> IntWeightLinear:
-    """An int4 IntWeightLinear holding `q`, finalized into tinygemm's layout (tinygemm_kernels.tg_linear picks by M)."""
+    """An int4-tinygemm IntWeightLinear holding `q`, finalized: tinygemm up to TINYGEMM_MAX_M rows, then dequantize + cuBLAS."""
     n, k = q.scales.shape[0], q.qweight.shape[1] * 2
-    layer = IntWeightLinear(k, n, resolve_scheme("int4", "cuda"), device=DEV, dtype=BF16)
+    layer = IntWeightLinear(k, n, resolve_scheme("int4-tinygemm", "cuda"), device=DEV, dtype=BF16)
     layer.load_quantized_rows(0, q)
     layer.finalize()
     assert layer.tinygemm is not None, "tinygemm not used"
@@ -169,7 +169,7 @@ def launch_cost() -> None:
     calls = {"bf16": lambda: F.linear(x, w),
              "int4 triton": lambda: int_linear_triton(x, q4.qweight, q4.scales, q4.zeros, 4, 128),
              "int4 tinygemm": lambda: tinygemm_linear(x, tg),
-             "int4 tg layout (dequant+cuBLAS)": lambda: layer(x)}
+             "int4-tinygemm (dequant+cuBLAS)": lambda: layer(x)}
     for name, fn in calls.items():
         for _ in range(20):
             fn()

@@ -22,11 +22,12 @@ import torch
 from hymt.bench.logits_error import LogitsError, logits_error, teacher_forced_logits
 from hymt.bench.options import BenchOptions, random_weights_config
 from hymt.bench.results import BenchResult, EnvInfo
+from hymt.engine.config import QUANTIZATION_CHOICES
 from hymt.errors import InvalidInputError
 
 #: Names meaning "no quantization" (the reference scheme).
 UNQUANTIZED = ("bf16", "none", "float")
-VALID_SCHEMES = (*UNQUANTIZED, "int8", "int4", "fp8")
+VALID_SCHEMES = (*UNQUANTIZED, *QUANTIZATION_CHOICES[1:])
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import os
 
+from hymt.engine.config import QUANTIZATION_CHOICES
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("serve", help="serve the web UI and the translation APIs",
@@ -24,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--api-key", action="append", default=[], metavar="KEY",
                    help="accepted API key (repeatable; also env HYMT_API_KEYS, comma-separated)")
     p.add_argument("--gpu-memory-gb", type=float, default=None, help="memory budget of the engine in GB")
-    p.add_argument("--quantization", default=None, choices=("int8", "int4", "fp8"),
+    p.add_argument("--quantization", default=None, choices=QUANTIZATION_CHOICES[1:],
                    help="weight quantization at load (native engine); fp8 needs a Hopper-class GPU")
     p.add_argument("--kv-cache-dtype", default="auto", choices=("auto", "bf16", "fp16", "fp32", "fp8"),
                    help="paged KV cache dtype (native engine); fp8 doubles the cached tokens")

@@ -15,6 +15,8 @@ import json
 import sys
 from pathlib import Path
 
+from hymt.engine.config import QUANTIZATION_CHOICES
+
 DEFAULT_MODEL = "tencent/HY-MT1.5-1.8B"
 
 
@@ -34,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--base-url", help="server root for --engine openai (e.g. http://127.0.0.1:8001)")
     parser.add_argument("--device", help="torch device (default: CUDA if available, else CPU)")
     parser.add_argument("--dtype", help="weight dtype (default: bfloat16 on CUDA, float32 on CPU)")
-    parser.add_argument("--quantization", choices=("int8", "int4", "fp8"),
+    parser.add_argument("--quantization", choices=QUANTIZATION_CHOICES[1:],
                         help="weight quantization at load (native engine); fp8 needs a Hopper-class GPU")
     parser.add_argument("--glossary", action="append", default=[], metavar="SRC=TGT",
                         help="glossary entry (repeatable)")

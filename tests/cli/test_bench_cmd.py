@@ -115,7 +115,7 @@ def test_compare_quantization_rejects_unknown_schemes(model_dir, capsys):
     rc = main(["bench", "--random-weights", "--model", str(model_dir), *SMALL, "--device", "cpu",
                "--compare-quantization", "int8,nf4"])
     assert rc != 0
-    assert "['nf4']; valid: a comma list of bf16, none, float, int8, int4, fp8" in capsys.readouterr().err
+    assert "['nf4']; valid: a comma list of bf16, none, float, int8, int4, int4-tinygemm, fp8" in capsys.readouterr().err
 
 
 def test_server_mode_drives_the_native_api(tmp_path, capsys):

@@ -4,10 +4,11 @@ Same forward contract as hymt.engine.layers.linear.Linear. On CUDA with Triton t
 weight is read by the kernels of triton_int_matmul.py; elsewhere the weight is dequantized
 for each call and multiplied in torch (the reference path, exact up to the final rounding).
 
-int4 on a CUDA GPU in bf16 is repacked once loaded (`finalize`) for torch's tinygemm kernel,
-which reads it 1.4-2x faster than cuBLAS reads bf16 at a few rows (docs/BENCHMARKS.md);
-more rows run on Triton kernels reading the same words (tinygemm_kernels.py). The repacked
-weight replaces ours, so memory stays at 4 bits a weight.
+The "int4-tinygemm" scheme, on a CUDA GPU (sm80+) in bf16, repacks the weight once loaded
+(`finalize`) for torch's tinygemm kernel, which reads it 1.5-2x faster than cuBLAS reads bf16
+at a few rows; more rows dequantize from the same words for cuBLAS (tinygemm_dequant.py).
+The repacked weight replaces ours, so memory stays at 4 bits a weight. On the H200 that made
+batch-1 decoding faster than bf16 and large batches ~2x slower than "int4" (docs/BENCHMARKS.md).
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from torch import nn
 from hymt.engine.layers.linear import frozen_param, fused_output_sizes
 from hymt.engine.quant.int_weights import IntWeights, dequantize_int, quantize_int
 from hymt.engine.quant.schemes import QuantScheme, effective_group_size
-from hymt.engine.quant.tinygemm import TinygemmWeights, probe_row_order, tinygemm_supports, to_tinygemm
+from hymt.engine.quant.tinygemm import TileLayout, TinygemmWeights, probe_tile_layout, tinygemm_supports, to_tinygemm
 
 _HAS_TRITON = importlib.util.find_spec("triton") is not None
 log = logging.getLogger(__name__)
@@ -44,6 +45,7 @@ class IntWeightLinear(nn.Module):
         self.out_features = out_features
         self.output_sizes = fused_output_sizes(out_features, output_sizes)
         self.bits = scheme.bits
+        self.kernel = scheme.kernel
         self.group_size = effective_group_size(in_features, scheme.group_size)
         groups = in_features // self.group_size
         if self.bits == 4:
@@ -57,18 +59,21 @@ class IntWeightLinear(nn.Module):
         )
         self.bias = frozen_param(torch.zeros(out_features, device=device, dtype=dtype)) if bias else None
         self.tinygemm: TinygemmWeights | None = None
-        self.tinygemm_order: torch.Tensor | None = None  # [TILE_K] k of each slot (probe_row_order)
+        self.tinygemm_layout: TileLayout | None = None
 
     @torch.no_grad()
     def finalize(self) -> None:
-        """Called once every row is loaded: repack for tinygemm where it runs (module docstring)."""
-        if self.tinygemm is not None or not _HAS_TRITON or not tinygemm_supports(self.weights, self.scales.dtype):
+        """Called once every row is loaded: repack for tinygemm when the scheme asks for it and
+        the device runs it (module docstring); otherwise nothing changes."""
+        if self.kernel != "tinygemm" or self.tinygemm is not None or not _HAS_TRITON:
             return
-        order = _row_order(self.qweight.device)
-        if order is None:
+        if not tinygemm_supports(self.weights, self.scales.dtype):
+            return
+        layout = _tile_layout(self.qweight.device)
+        if layout is None:
             return
         tg = to_tinygemm(self.weights)
-        self.tinygemm_order = order
+        self.tinygemm_layout = layout
         self.tinygemm_packed = frozen_param(tg.packed)  # parameters, so weight sizes count them
         self.tinygemm_scales = frozen_param(tg.scales_and_zeros)
         self.tinygemm = tg
@@ -108,18 +113,18 @@ class IntWeightLinear(nn.Module):
     def dequantized_weight(self, dtype: torch.dtype) -> torch.Tensor:
         """The float weight [N, K] these rows stand for."""
         if self.tinygemm is not None:
-            from hymt.engine.quant.tinygemm_kernels import tg_dequantize
+            from hymt.engine.quant.tinygemm_dequant import tinygemm_dequantize
 
-            return tg_dequantize(self.tinygemm, self.tinygemm_order, self.out_features, self.in_features, dtype)
+            return tinygemm_dequantize(self.tinygemm, self.tinygemm_layout, self.out_features, self.in_features, dtype)
         return dequantize_int(self.weights, dtype)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         lead = x.shape[:-1]
         x2 = x.reshape(-1, self.in_features)  # [M, K]
         if self.tinygemm is not None:
-            from hymt.engine.quant.tinygemm_kernels import tg_linear
+            from hymt.engine.quant.tinygemm_dequant import tinygemm_layer_linear
 
-            out = tg_linear(x2.contiguous(), self.tinygemm, self.tinygemm_order, self.out_features)
+            out = tinygemm_layer_linear(x2.contiguous(), self.tinygemm, self.tinygemm_layout, self.out_features)
             out = out if self.bias is None else out + self.bias
         elif x2.is_cuda and _HAS_TRITON:
             from hymt.engine.quant.triton_int_matmul import int_linear_triton
@@ -134,13 +139,14 @@ class IntWeightLinear(nn.Module):
 
     def extra_repr(self) -> str:
         return (f"in={self.in_features}, out={self.output_sizes}, int{self.bits}, group={self.group_size}, "
-                f"bias={self.bias is not None}, tinygemm={self.tinygemm is not None}")
+                f"bias={self.bias is not None}, kernel={'tinygemm' if self.tinygemm is not None else 'triton'}")
 
 
 @functools.lru_cache(maxsize=None)
-def _row_order(device: torch.device) -> torch.Tensor | None:
-    order = probe_row_order(device)
-    if order is None:
-        log.warning("torch's int4 packer lays weights out in an unexpected order: int4 stays on the Triton kernels")
-    return order
+def _tile_layout(device: torch.device) -> TileLayout | None:
+    try:
+        return probe_tile_layout(device)
+    except RuntimeError as e:
+        log.warning("int4-tinygemm falls back to the Triton int4 kernels: %s", e)
+        return None
 

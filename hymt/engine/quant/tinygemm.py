@@ -24,11 +24,9 @@ INNER_K_TILES = 8
 #: Group sizes the kernel supports.
 GROUP_SIZES = (32, 64, 128, 256)
 #: The packed layout is periodic in tiles of TILE_N rows x TILE_K columns, each tile one
-#: contiguous run of TILE_WORDS int32 words, tiles in (n tile, k tile) row-major order;
-#: each row of a tile holds ROW_WORDS consecutive words (probe_row_order checks it).
+#: contiguous run of TILE_WORDS int32 words, tiles in (n tile, k tile) row-major order.
 TILE_N, TILE_K = 8, INNER_K_TILES * 16
 TILE_WORDS = TILE_N * TILE_K // 8
-ROW_WORDS = TILE_K // 8
 
 
 @dataclass(frozen=True)
@@ -52,8 +50,7 @@ def tinygemm_supports(w: IntWeights, dtype: torch.dtype) -> bool:
         return False
     n, k = w.scales.shape[0], w.qweight.shape[1] * 2
     major, _ = torch.cuda.get_device_capability(w.qweight.device)
-    # group >= TILE_K: our kernels for more rows take each tile's (scale, offset) once
-    return major >= 8 and w.group_size in GROUP_SIZES and w.group_size >= TILE_K and k % TILE_K == 0 and n % TILE_N == 0
+    return major >= 8 and w.group_size in GROUP_SIZES and k % TILE_K == 0 and n % TILE_N == 0
 
 
 def scales_and_offsets(w: IntWeights) -> torch.Tensor:
@@ -84,18 +81,27 @@ def _aten_packer(qweight: torch.Tensor) -> torch.Tensor:
     return torch.ops.aten._convert_weight_to_int4pack(packer_bytes(qweight), INNER_K_TILES)
 
 
-def probe_row_order(device: torch.device, packer: Callable[[torch.Tensor], torch.Tensor] = _aten_packer
-                    ) -> torch.Tensor | None:
-    """The packer's nibble order, read off the packer itself rather than transcribed.
+@dataclass(frozen=True)
+class TileLayout:
+    """Where each weight of a TILE_N x TILE_K tile sits in the tile's TILE_WORDS words.
+
+    Attributes:
+        word: int32 [TILE_N * TILE_K], the word (within the tile) holding weight (n, k) at n * TILE_K + k.
+        shift: int32 [TILE_N * TILE_K], that weight's bit offset inside the word.
+    """
+
+    word: torch.Tensor
+    shift: torch.Tensor
+
+
+def probe_tile_layout(device: torch.device, packer: Callable[[torch.Tensor], torch.Tensor] = _aten_packer
+                      ) -> TileLayout:
+    """The packer's nibble placement, read off the packer itself rather than transcribed.
 
     One tile's positions p = n * TILE_K + k (10 bits) are packed as three 4-bit digit planes;
-    each nibble's digits give the position that landed in it (slot = word * 8 + nibble).
-    Our Triton kernels rely on one structure, checked here: row n of a tile owns the tile's
-    words [n * ROW_WORDS, (n + 1) * ROW_WORDS) (the mma B fragment: 4 lanes a row, 4 words a
-    lane), and every row orders its TILE_K weights the same way. Returns that order, int32
-    [TILE_K]: the k (within the tile) of each of a row's slots; None when the structure does
-    not hold (then the layer keeps our own layout and kernels).
-    `packer` takes our packed uint8 [TILE_N, TILE_K // 2] and returns the tile's words.
+    reading each word's nibbles back gives the position that landed there. `packer` takes our
+    packed uint8 [TILE_N, TILE_K // 2] and returns the tile's words (any shape, int32).
+    RuntimeError when the words do not hold each position exactly once.
     """
     positions = torch.arange(TILE_N * TILE_K, device=device, dtype=torch.int32)  # [1024]
     found = torch.zeros(TILE_WORDS * 8, device=device, dtype=torch.int32)
@@ -103,13 +109,11 @@ def probe_row_order(device: torch.device, packer: Callable[[torch.Tensor], torch
         plane = ((positions >> (4 * digit)) & 0xF).to(torch.uint8).reshape(TILE_N, TILE_K)
         words = packer(pack_int4(plane)).reshape(-1).to(torch.int32)
         if words.numel() != TILE_WORDS:
-            return None
+            raise RuntimeError(f"torch's int4 packer gave {words.numel()} words for one tile, not {TILE_WORDS}")
         nibbles = (words[:, None] >> torch.arange(0, 32, 4, device=device, dtype=torch.int32)) & 0xF
-        found |= nibbles.reshape(-1) << (4 * digit)
-    by_row = found.reshape(TILE_N, TILE_K)  # slot order: row n's slots are n * TILE_K + s
-    rows_own_their_words = torch.equal(by_row // TILE_K, torch.arange(TILE_N, device=device)[:, None].expand_as(by_row))
-    order = by_row[0] % TILE_K
-    same_order = torch.equal(by_row % TILE_K, order.expand_as(by_row))
-    if not (rows_own_their_words and same_order and torch.equal(order.sort().values, positions[:TILE_K])):
-        return None
-    return order.contiguous()
+        found |= nibbles.reshape(-1) << (4 * digit)  # slot = word * 8 + nibble
+    if not torch.equal(found.sort().values, positions):
+        raise RuntimeError("torch's int4 packer does not place one weight per nibble as expected")
+    slots = torch.empty_like(found)
+    slots[found.long()] = torch.arange(found.numel(), device=device, dtype=torch.int32)
+    return TileLayout(word=slots // 8, shift=(slots % 8) * 4)

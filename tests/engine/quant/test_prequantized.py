@@ -367,3 +367,11 @@ def test_requantizing_a_prequantized_checkpoint_is_refused(name, checkpoint):
     with pytest.raises(InvalidInputError, match="already quantized") as e:
         load_model(checkpoint(name), device="cpu", quantization="int8")
     assert e.value.field == "quantization"
+
+
+def test_a_gptq_checkpoint_may_pick_the_other_int4_kernel_but_not_another_scheme(checkpoint):
+    model = load_model(checkpoint("gptq-int4"), device="cpu", quantization="int4-tinygemm")
+    assert model.quantization == "int4-tinygemm"
+    assert all(layer.kernel == "tinygemm" for layer in model.modules() if hasattr(layer, "kernel"))
+    with pytest.raises(InvalidInputError, match=r"cannot re-quantize it; valid: None or 'int4' or 'int4-tinygemm'"):
+        load_model(checkpoint("gptq-int4"), device="cpu", quantization="int8")

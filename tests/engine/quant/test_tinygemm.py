@@ -72,71 +72,67 @@ def _fake_packer(slot_of_position: torch.Tensor):
     return pack
 
 
-def _row_structured(seed: int):
-    """A packer like tinygemm's: row n owns its tile's words n*16..n*16+15, one shared order inside."""
-    from hymt.engine.quant.tinygemm import TILE_K, TILE_N
+def test_probe_reads_the_packers_placement():
+    from hymt.engine.quant.tinygemm import TILE_K, TILE_N, probe_tile_layout
 
-    torch.manual_seed(seed)
-    slot_in_row = torch.randperm(TILE_K)  # slot of each k
-    n = torch.arange(TILE_N)[:, None]
-    return _fake_packer((n * TILE_K + slot_in_row[None, :]).reshape(-1)), slot_in_row
-
-
-def test_probe_reads_the_packers_row_order():
-    from hymt.engine.quant.tinygemm import probe_row_order
-
-    packer, slot_in_row = _row_structured(2)
-    order = probe_row_order(torch.device("cpu"), packer)
-    assert torch.equal(order[slot_in_row], torch.arange(len(slot_in_row), dtype=torch.int32))
+    torch.manual_seed(2)
+    perm = torch.randperm(TILE_N * TILE_K)
+    layout = probe_tile_layout(torch.device("cpu"), _fake_packer(perm))
+    assert torch.equal(layout.word * 8 + layout.shift // 4, perm.to(torch.int32))
 
 
-def test_probe_declines_layouts_the_kernels_cannot_read():
-    from hymt.engine.quant.tinygemm import TILE_K, TILE_N, probe_row_order
+def test_probe_rejects_a_packer_that_loses_weights():
+    from hymt.engine.quant.tinygemm import TILE_K, TILE_N, probe_tile_layout
 
-    torch.manual_seed(4)
-    scattered = _fake_packer(torch.randperm(TILE_N * TILE_K))  # rows do not own their words
-    assert probe_row_order(torch.device("cpu"), scattered) is None
-    lossy = torch.arange(TILE_N * TILE_K)
-    lossy[1] = lossy[0]  # two positions in one nibble
-    assert probe_row_order(torch.device("cpu"), _fake_packer(lossy)) is None
-    n = torch.arange(TILE_N)[:, None]
-    per_row = torch.stack([torch.randperm(TILE_K) for _ in range(TILE_N)])  # a different order per row
-    assert probe_row_order(torch.device("cpu"), _fake_packer((n * TILE_K + per_row).reshape(-1))) is None
+    perm = torch.arange(TILE_N * TILE_K)
+    perm[1] = perm[0]  # two positions in one nibble
+    with pytest.raises(RuntimeError, match="packer"):
+        probe_tile_layout(torch.device("cpu"), _fake_packer(perm))
 
 
 def _packed_case(n: int, k: int, group: int, seed: int):
-    from hymt.engine.quant.tinygemm import TinygemmWeights, probe_row_order
+    from hymt.engine.quant.tinygemm import TILE_K, TILE_N, TinygemmWeights, probe_tile_layout
 
-    packer, _ = _row_structured(seed)
     torch.manual_seed(seed)
+    packer = _fake_packer(torch.randperm(TILE_N * TILE_K))
     q = quantize_int(torch.randn(n, k) * 0.02 + 0.01, 4, group, torch.float32)
     saz = scales_and_offsets(q).float()  # [groups, N, 2]
     scale = saz[..., 0].T.repeat_interleave(group, dim=1)  # [N, K]
     offset = saz[..., 1].T.repeat_interleave(group, dim=1)
     expected = (unpack_int4(q.qweight).float() - 8) * scale + offset  # what tinygemm's words stand for
-    return TinygemmWeights(packer(q.qweight), saz, group), probe_row_order(torch.device("cpu"), packer), expected, q
+    return TinygemmWeights(packer(q.qweight), saz, group), probe_tile_layout(torch.device("cpu"), packer), expected, q
 
 
 @pytest.mark.usefixtures("triton_interpreter")
-@pytest.mark.parametrize("group", [128, 256])
+@pytest.mark.parametrize("group", [64, 128, 256])
 def test_dequantize_kernel_inverts_the_packing(group):
     pytest.importorskip("triton")
-    from hymt.engine.quant.tinygemm_kernels import tg_dequantize
+    from hymt.engine.quant.tinygemm_dequant import tinygemm_dequantize
 
-    tg, order, expected, q = _packed_case(48, 512, group, seed=3)
-    out = tg_dequantize(tg, order, 48, 512, torch.float32)
+    tg, layout, expected, q = _packed_case(48, 512, group, seed=3)
+    out = tinygemm_dequantize(tg, layout, 48, 512, torch.float32)
     torch.testing.assert_close(out, expected, rtol=1e-6, atol=1e-7)
     # the same weights as our own dequantization, up to the offsets' bf16 rounding
     assert (out - dequantize_int(q, torch.float32)).abs().max() <= 2**-8 * 8 * float(q.scales.max())
 
 
 @pytest.mark.usefixtures("triton_interpreter")
-@pytest.mark.parametrize("m", [17, 40])
-def test_linear_beyond_tinygemm_rows_matches_reference(m):
+def test_linear_beyond_tinygemm_rows_dequantizes_for_the_gemm():
     pytest.importorskip("triton")
-    from hymt.engine.quant.tinygemm_kernels import TINYGEMM_MAX_M, tg_linear
+    from hymt.engine.quant.tinygemm_dequant import TINYGEMM_MAX_M, tinygemm_layer_linear
 
-    assert TINYGEMM_MAX_M < m  # dequantize + GEMM
-    tg, order, expected, _ = _packed_case(40, 256, 128, seed=m)
-    x = torch.randn(m, 256)
-    torch.testing.assert_close(tg_linear(x, tg, order, 40), x @ expected.T, rtol=1e-3, atol=1e-3)
+    tg, layout, expected, _ = _packed_case(40, 256, 128, seed=7)
+    x = torch.randn(TINYGEMM_MAX_M + 1, 256)
+    torch.testing.assert_close(tinygemm_layer_linear(x, tg, layout, 40), x @ expected.T, rtol=1e-3, atol=1e-3)
+
+
+def test_only_the_tinygemm_scheme_repacks():
+    from hymt.engine.quant import IntWeightLinear, resolve_scheme
+
+    for name, kernel in (("int4", "triton"), ("int4-tinygemm", "tinygemm")):
+        layer = IntWeightLinear(256, 16, resolve_scheme(name, "cpu"), dtype=torch.float32)
+        layer.load_float_rows(0, torch.randn(16, 256))
+        layer.finalize()  # on CPU tinygemm does not run: both keep the reference path
+        assert layer.kernel == kernel and layer.tinygemm is None
+        x = torch.randn(3, 256)
+        torch.testing.assert_close(layer(x), x @ layer.dequantized_weight(torch.float32).T)

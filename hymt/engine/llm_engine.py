@@ -13,7 +13,6 @@ HYMT_OVERLAP=0 turns it off.
 """
 from __future__ import annotations
 
-import gc
 import itertools
 import logging
 import os
@@ -26,6 +25,7 @@ from typing import Any
 
 import torch
 
+from hymt.collector import tune_collector, untune_collector
 from hymt.engine.block_manager import BlockManager
 from hymt.engine.config import EngineConfig
 from hymt.engine.interface import Engine, EngineStats
@@ -40,7 +40,6 @@ from hymt.errors import EngineError, InvalidInputError
 
 log = logging.getLogger(__name__)
 
-GC_THRESHOLD = 50_000  # allocations between generation-0 collections while an engine runs
 DTYPES = {"bfloat16": torch.bfloat16, "bf16": torch.bfloat16, "float16": torch.float16,
           "fp16": torch.float16, "half": torch.float16, "float32": torch.float32, "fp32": torch.float32}
 
@@ -78,23 +77,6 @@ def _eos_ids(model_config: dict) -> tuple[int, ...]:
     if eos is None:
         return ()
     return tuple(int(e) for e in (eos if isinstance(eos, (list, tuple)) else [eos]))
-
-
-def _tune_gc() -> tuple[int, int, int]:
-    """Make Python's cyclic collector cheap while the engine runs; returns the old thresholds.
-
-    Everything alive at start-up (torch, the model's modules) lives as long as the engine:
-    freezing moves it out of the collector's generations. A step allocates a few objects per
-    running sequence; at the default threshold (700) that triggers a collection every few
-    hundred sequences and a full one every few steps, walking every live request (~ms per
-    step at batch 1,000). A higher threshold makes them rare.
-    """
-    gc.collect()
-    gc.freeze()
-    old = gc.get_threshold()
-    if old[0] < GC_THRESHOLD:
-        gc.set_threshold(GC_THRESHOLD, *old[1:])
-    return old
 
 
 @dataclass
@@ -169,7 +151,7 @@ class NativeEngine(Engine):
                             for _ in range(2)]
         self._token_flip = 0
         self._closed = False
-        self._gc_threshold = _tune_gc()
+        self._gc_threshold = tune_collector()
 
     # -- Engine interface ---------------------------------------------------------------------
     def add_request(self, prompt_token_ids: Seq[int], params: SamplingParams,
@@ -272,10 +254,7 @@ class NativeEngine(Engine):
         self._inflight = None
         self.sampler = None
         self.runner.close()
-        # Let the collector see what __init__ froze again (cycles among the engine's objects).
-        gc.unfreeze()
-        if gc.get_threshold()[0] == GC_THRESHOLD:
-            gc.set_threshold(*self._gc_threshold)
+        untune_collector(self._gc_threshold)  # the collector sees the engine's objects again
 
     # -- helpers ----------------------------------------------------------------------------
     def _check_open(self) -> None:

@@ -9,7 +9,6 @@ grow with the number of clients.
 from __future__ import annotations
 
 import functools
-import gc
 import logging
 import threading
 import time
@@ -17,6 +16,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from hymt.collector import tune_collector, untune_collector
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import EngineError, InvalidInputError
 from hymt.server.errors import ApiError
@@ -26,8 +26,6 @@ from hymt.server.settings import ServerSettings
 logger = logging.getLogger(__name__)
 
 TranslatorFactory = Callable[[ServerSettings], Any]
-
-SERVER_GC_THRESHOLD = 50_000  # allocations between young collections once serving
 
 
 @dataclass(frozen=True)
@@ -111,7 +109,7 @@ class ModelService:
         self.loading_since = time.time()
         self.ready_at: float | None = None
         self._thread: threading.Thread | None = None
-        self._gc_threshold: tuple[int, int, int] | None = None  # what _tune_gc replaced
+        self._gc_threshold: tuple[int, int, int] | None = None  # what tune_collector replaced
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -129,7 +127,7 @@ class ModelService:
             logger.exception("model load failed")
             self.error = f"{type(exc).__name__}: {exc}"
             return
-        self._gc_threshold = _tune_gc()
+        self._gc_threshold = tune_collector()  # the loaded heap out of the collector's reach
         self.ready_at = time.time()
         self.ready = True
         logger.info("model ready in %.1f s", time.perf_counter() - started)
@@ -149,7 +147,7 @@ class ModelService:
     def close(self) -> None:
         translator, self.translator, self.ready = self.translator, None, False
         if self._gc_threshold is not None:  # undone before the engine undoes its own tuning
-            _untune_gc(self._gc_threshold)
+            untune_collector(self._gc_threshold)
             self._gc_threshold = None
         if translator is not None and hasattr(translator, "close"):
             translator.close()
@@ -306,32 +304,6 @@ class ModelService:
             if value is not None and key not in ("model", "engine"):  # the configured names win
                 base[key] = str(value) if not isinstance(value, (int, float, bool, str, list, dict)) else value
         return base
-
-
-def _tune_gc() -> tuple[int, int, int]:
-    """Keep the cyclic collector off the long-lived heap once the model is loaded.
-
-    Everything alive now (torch, the tokenizer, the app) lives as long as the server, yet
-    every full collection walks all of it, and the objects of requests in flight survive
-    the young collections and so keep triggering full ones: in tools/server_overhead.py,
-    with the engine in its own process, collections took ~0.2 ms of the HTTP process's
-    CPU per request. Freezing takes the start-up heap out of the collector's reach; the
-    higher threshold makes young collections rare (reference counting frees nearly all of
-    a request's objects). The engine does the same in its own process
-    (hymt.engine.llm_engine). Returns the thresholds it replaced."""
-    gc.collect()
-    gc.freeze()
-    old = gc.get_threshold()
-    if old[0] < SERVER_GC_THRESHOLD:
-        gc.set_threshold(SERVER_GC_THRESHOLD, *old[1:])
-    return old
-
-
-def _untune_gc(old: tuple[int, int, int]) -> None:
-    """Give the collector back what _tune_gc froze (tests start many servers in one process)."""
-    gc.unfreeze()
-    if gc.get_threshold()[0] == SERVER_GC_THRESHOLD:
-        gc.set_threshold(*old)
 
 
 def _async_engine(translator: Any) -> Any:

@@ -8,12 +8,12 @@ import threading
 import pytest
 from fastapi.testclient import TestClient
 
+from hymt.collector import TUNED_THRESHOLD
 from hymt.engine.interface import EngineStats
 from hymt.errors import EngineError
 from hymt.languages import get_language
 from hymt.server import app as app_module
 from hymt.server.app import create_app
-from hymt.server.service import SERVER_GC_THRESHOLD
 from hymt.server.settings import ServerSettings
 from hymt.translate.result import Detection, TranslationResult
 
@@ -78,7 +78,7 @@ def test_the_collector_leaves_the_loaded_heap_alone_while_serving():
     with _client() as c:
         assert c.app.state.hymt.service.wait_ready(10)
         assert gc.get_freeze_count() > 0
-        assert gc.get_threshold()[0] >= SERVER_GC_THRESHOLD
+        assert gc.get_threshold()[0] >= TUNED_THRESHOLD
     assert gc.get_freeze_count() == 0 and gc.get_threshold() == before
 
 

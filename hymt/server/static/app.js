@@ -236,8 +236,18 @@ function setOutput(text) {
 
 // The Translate button doubles as Stop: aborting the fetch disconnects, which cancels on the server.
 function onTranslateClick() {
-  if (state.controller) state.controller.abort();
+  if (state.controller) stopTranslation();
   else translate();
+}
+
+// The page is idle at once, whenever and however the aborted fetch unwinds: its handler sees
+// that it no longer owns the page and leaves it alone.
+function stopTranslation() {
+  const controller = state.controller;
+  state.controller = null;
+  controller.abort();
+  stopProgress();
+  setText("stats", "Stopped");
 }
 
 async function translate() {
@@ -254,12 +264,9 @@ async function translate() {
     await readEvents(response.body, (event, data) => { finished = onStreamEvent(event, data, body) || finished; });
     if (!finished) throw new Error("The connection closed before the translation was complete.");
   } catch (error) {
-    if (state.controller !== controller) return;  // replaced: the newer request owns the page
-    // Stopped by the user, whatever the abort looked like: a read that rejects with AbortError,
-    // or a body that just ends ("connection closed") when the abort lands between reads.
-    const stopped = controller.signal.aborted;
-    setText("stats", stopped ? "Stopped" : "");
-    if (!stopped) showError(error);
+    if (state.controller !== controller) return;  // stopped, or replaced by a newer request
+    setText("stats", "");
+    showError(error);
   } finally {
     if (state.controller === controller) {
       state.controller = null;

@@ -10,7 +10,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from hymt.engine.config import QUANTIZATION_CHOICES
+from hymt.engine.config import KV_CACHE_DTYPE_CHOICES, QUANTIZATION_CHOICES
 
 _DEFAULTS: dict = {}  # the parser's defaults, for rebuilding a command line
 ENGINE_FLAGS = ("gpu_memory_gb", "gpu_memory_utilization", "max_num_seqs", "max_num_batched_tokens",
@@ -47,7 +47,7 @@ def register(subparsers) -> None:
     e.add_argument("--max-num-batched-tokens", type=int)
     e.add_argument("--quantization", choices=QUANTIZATION_CHOICES[1:])
     e.add_argument("--enforce-eager", action="store_true", default=None, help="no CUDA graphs")
-    e.add_argument("--kv-cache-dtype", choices=("auto", "bf16", "fp16", "fp32", "fp8"),
+    e.add_argument("--kv-cache-dtype", choices=KV_CACHE_DTYPE_CHOICES,
                    help="paged KV cache dtype (default auto = the model dtype)")
     q = p.add_argument_group("quantization comparison")
     q.add_argument("--compare-quantization", metavar="LIST",

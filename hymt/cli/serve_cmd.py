@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from hymt.engine.config import QUANTIZATION_CHOICES
+from hymt.engine.config import KV_CACHE_DTYPE_CHOICES, QUANTIZATION_CHOICES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -28,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--gpu-memory-gb", type=float, default=None, help="memory budget of the engine in GB")
     p.add_argument("--quantization", default=None, choices=QUANTIZATION_CHOICES[1:],
                    help="weight quantization at load (native engine); fp8 needs a Hopper-class GPU")
-    p.add_argument("--kv-cache-dtype", default="auto", choices=("auto", "bf16", "fp16", "fp32", "fp8"),
+    p.add_argument("--kv-cache-dtype", default="auto", choices=KV_CACHE_DTYPE_CHOICES,
                    help="paged KV cache dtype (native engine); fp8 doubles the cached tokens")
     p.add_argument("--device", default=None, help="torch device (default: cuda when available, else cpu)")
     p.add_argument("--engine-in-process", action="store_true",

@@ -4,8 +4,8 @@
 engine uses, plus `sampler` and `memory_report()`. Start-up on CUDA: load the weights
 (measured), profile one forward at max_num_batched_tokens and one sampling pass at
 max_num_seqs rows (activation peak), measure the graph pool by capturing the largest
-bucket once over a temporary cache, size the KV cache from what is left of the budget (memory.py), allocate it,
-then capture the decode graphs.
+bucket once over a temporary cache, size the KV cache from what is left of the budget
+(memory.py), allocate it, then capture the decode graphs.
 """
 from __future__ import annotations
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import importlib.util
-
 import logging
 
 import torch

@@ -11,7 +11,7 @@ bf16): the fastest batch-1 decoding, about half of int4's throughput at large ba
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 
@@ -95,7 +95,7 @@ def resolve_scheme(name, device, *, group_size: int | None = None) -> QuantSchem
     if group_size is not None and not scheme.is_fp8:
         if group_size < 16 or group_size & (group_size - 1):
             raise InvalidInputError(f"group_size must be a power of two >= 16, got {group_size}", field="group_size")
-        scheme = QuantScheme(scheme.name, scheme.bits, group_size, scheme.has_zero_point, scheme.kernel)
+        scheme = replace(scheme, group_size=group_size)
     return scheme
 
 

@@ -66,19 +66,18 @@ def packer_bytes(qweight: torch.Tensor) -> torch.Tensor:
     return ((qweight >> 4) | (qweight << 4)).contiguous()  # uint8: the bits shifted out drop
 
 
+def _aten_packer(qweight: torch.Tensor) -> torch.Tensor:
+    return torch.ops.aten._convert_weight_to_int4pack(packer_bytes(qweight), INNER_K_TILES)
+
+
 def to_tinygemm(w: IntWeights) -> TinygemmWeights:
     """Repack an int4 IntWeights (on a CUDA device) for `tinygemm_linear`."""
-    packed = torch.ops.aten._convert_weight_to_int4pack(packer_bytes(w.qweight), INNER_K_TILES)
-    return TinygemmWeights(packed, scales_and_offsets(w), w.group_size)
+    return TinygemmWeights(_aten_packer(w.qweight), scales_and_offsets(w), w.group_size)
 
 
 def tinygemm_linear(x: torch.Tensor, w: TinygemmWeights) -> torch.Tensor:
     """x [M, K] bf16 contiguous -> x @ W.T [M, N] bf16."""
     return torch.ops.aten._weight_int4pack_mm(x, w.packed, w.group_size, w.scales_and_zeros)
-
-
-def _aten_packer(qweight: torch.Tensor) -> torch.Tensor:
-    return torch.ops.aten._convert_weight_to_int4pack(packer_bytes(qweight), INNER_K_TILES)
 
 
 @dataclass(frozen=True)

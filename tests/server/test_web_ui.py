@@ -7,6 +7,7 @@ translation quality.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -24,6 +25,7 @@ SRT = (
     "1\n00:00:01,000 --> 00:00:02,500\nHello there.\n\n"
     "2\n00:00:03,000 --> 00:00:05,000\nHow are you today?\n"
 )
+LONG_ANSWER_TOKENS = 1500  # within the tiny checkpoint's 2048 positions, prompt included
 TIMINGS = ("00:00:01,000 --> 00:00:02,500", "00:00:03,000 --> 00:00:05,000")
 
 
@@ -48,17 +50,32 @@ def browser():
         chromium.close()
 
 
-@pytest.fixture
-def page(browser, server):
+@pytest.fixture(scope="module")
+def long_answer_server(tiny_model_dir, server_starter, tmp_path_factory):
+    """A server whose answers run to LONG_ANSWER_TOKENS, so a translation lasts seconds."""
+    with server_starter(tiny_model_dir, tmp_path_factory.mktemp("long-answers"),
+                        "--max-tokens", str(LONG_ANSWER_TOKENS)) as long_server:
+        yield long_server
+
+
+@contextlib.contextmanager
+def _open_page(browser, url: str):
+    """A fresh browser context on `url`, once the page reports the model ready."""
     context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(server.url + "/")
+    page.goto(url + "/")
     page.wait_for_selector('#status[data-state="ready"]', timeout=30_000)
     yield page
     context.close()
     assert errors == [], f"JavaScript errors on the page: {errors}"
+
+
+@pytest.fixture
+def page(browser, server):
+    with _open_page(browser, server.url) as page:
+        yield page
 
 
 def _translate(page, click: str = "#translate"):
@@ -232,16 +249,19 @@ def test_unsupported_file_is_refused_in_the_browser(page, tmp_path):
     assert page.input_value("#source-text") == ""
 
 
-def test_stop_cancels_the_translation_on_the_server(page, server):
-    # Twelve paragraphs take the tiny model about a minute on two CPU cores; Stop must free the
-    # engine within seconds (the aborted fetch disconnects, and the server cancels on disconnect).
+def test_stop_cancels_the_translation_on_the_server(browser, long_answer_server):
+    # Twelve paragraphs of LONG_ANSWER_TOKENS-token answers take the tiny model several seconds
+    # on two CPU cores; Stop, clicked while deltas stream, must free the engine within seconds
+    # (the aborted fetch disconnects, and the server cancels on disconnect).
     paragraphs = "\n\n".join(f"Paragraph {i} of a long letter that takes a while." for i in range(12))
-    page.fill("#source-text", paragraphs)
-    page.click("#translate")
-    page.wait_for_function("document.getElementById('output').textContent.length > 0")
-    assert page.inner_text("#translate") == "Stop"
-    page.click("#translate")
-    page.wait_for_function("document.getElementById('stats').textContent === 'Stopped'")
-    assert page.inner_text("#translate") == "Translate" and page.is_hidden("#error")
-    idle = server.wait_idle(timeout=10)
-    assert idle["running"] == 0 and idle["waiting"] == 0 and idle["queue_depth"] == 0, idle
+    with _open_page(browser, long_answer_server.url) as page:
+        page.fill("#source-text", paragraphs)
+        page.click("#translate")
+        page.wait_for_function("document.getElementById('output').textContent.length > 0")
+        assert page.inner_text("#translate") == "Stop"
+        assert long_answer_server.status()["running"] > 0, "the translation ended before Stop was clicked"
+        page.click("#translate")
+        page.wait_for_function("document.getElementById('stats').textContent === 'Stopped'")
+        assert page.inner_text("#translate") == "Translate" and page.is_hidden("#error")
+        idle = long_answer_server.wait_idle(timeout=10)
+        assert idle["running"] == 0 and idle["waiting"] == 0 and idle["queue_depth"] == 0, idle

@@ -13,9 +13,13 @@ then timings against bf16. Run on the GPU machine from the repository root:
 (b) Timing (CUDA-graph replays, median ms) of each projection shape of the 1.8B and 7B
     models: bf16 F.linear against int8 / int4 (Triton, our layout) / fp8 and the int4 layer
     as the int4-tinygemm scheme runs it (tg4: tinygemm up to TINYGEMM_MAX_M rows, then
-    dequantize from its layout + cuBLAS) at M = 1 to 2048, with the
+    the slot-order Triton kernels on the same words) at M = 1 to 2048, with the
     weight-read bandwidth at M = 1.
-(c) Host time per eager call at M = 64 (what an eager prefill pays per projection).
+(c) The kernels reading tinygemm's words, both unpack variants (3d: a row's words loaded
+    once and split; 2d: each slot loads its word): slot-order dequantize against our
+    int4 dequantize, and the fused slot-order kernel (x permuted first, counted) against our
+    fused int4 kernel and tinygemm, M = 16 to 256.
+(d) Host time per eager call at M = 64 (what an eager prefill pays per projection).
 Exit status 1 when (a) fails.
 """
 from __future__ import annotations
@@ -35,7 +39,8 @@ from hymt.engine.quant.fp8_weights import quantize_fp8_rows  # noqa: E402
 from hymt.engine.quant.int_weights import dequantize_int, quantize_int  # noqa: E402
 from hymt.engine.quant.int_linear import IntWeightLinear  # noqa: E402
 from hymt.engine.quant.tinygemm import tinygemm_linear, to_tinygemm  # noqa: E402
-from hymt.engine.quant.triton_int_matmul import int_linear_triton  # noqa: E402
+from hymt.engine.quant.tinygemm_kernels import slot_dequantize, slot_mm  # noqa: E402
+from hymt.engine.quant.triton_int_matmul import int_dequantize, int_linear_triton, int_mm  # noqa: E402
 
 DEV = torch.device("cuda")
 BF16 = torch.bfloat16
@@ -94,6 +99,16 @@ def check_tinygemm(label: str, q, ref_w: torch.Tensor, failures: list) -> None:
         if not err < 1e-2:
             failures.append(f"{label} tinygemm M={m}: rel {err}")
     print(f"{label} tg4 : " + " ".join(cells))
+    order = layer.tinygemm_order
+    for unpack_3d in (True, False):  # both variants of the slot-order kernels, whichever the layer runs
+        x = torch.randn(64, ref_w.shape[1], device=DEV, dtype=BF16)
+        fused = rel(slot_mm(x.index_select(1, order.perm), layer.tinygemm, order, ref_w.shape[0], unpack_3d=unpack_3d),
+                    x.float() @ ref_w.T)
+        w_slot = slot_dequantize(layer.tinygemm, order, ref_w.shape[0], torch.float32, unpack_3d=unpack_3d)
+        deq = rel(w_slot, ref_w[:, order.perm])
+        print(f"{label} slot kernels unpack_3d={unpack_3d}: fused M64 {fused:.1e}, dequantize {deq:.1e}")
+        if not (fused < 1e-2 and deq < 1e-2):
+            failures.append(f"{label} slot kernels unpack_3d={unpack_3d}: fused {fused}, dequantize {deq}")
 
 
 def check_fp8(failures: list) -> None:
@@ -140,7 +155,7 @@ def time_all() -> None:
             fp8 = Fp8Linear(k, n, device=DEV, dtype=BF16)
             fp8.load_float_rows(0, w)
             tg = tinygemm_layer(q4)
-            for m in (1, 4, 8, 16, 64, 256, 2048):
+            for m in (1, 4, 8, 16, 64, 256, 512, 2048):
                 x = torch.randn(m, k, device=DEV, dtype=BF16)
                 t = [ms(lambda: F.linear(x, w)),
                      ms(lambda: int_linear_triton(x, q8.qweight, q8.scales, None, 8, 128)),
@@ -154,12 +169,37 @@ def time_all() -> None:
                 print(line)
 
 
+def time_slot_kernels() -> None:
+    print("\n== (c) tinygemm-layout kernels, median ms: dequantize (int4 ours / slot 3d / slot 2d), "
+          "then fused at M rows (bf16 / int4 ours / tinygemm / slot 3d / slot 2d, x permuted included)")
+    for model, shapes in SHAPES.items():
+        print(f"\n-- {model}")
+        for name, n, k in shapes:
+            w = torch.randn(n, k, device=DEV, dtype=BF16) * 0.02
+            q4 = quantize_int(w, 4, 128, BF16)
+            layer = tinygemm_layer(q4)
+            tg, order = layer.tinygemm, layer.tinygemm_order
+            deq = [ms(lambda: int_dequantize(q4.qweight, q4.scales, q4.zeros, 4, 128, k, BF16)),
+                   ms(lambda: slot_dequantize(tg, order, n, BF16, unpack_3d=True)),
+                   ms(lambda: slot_dequantize(tg, order, n, BF16, unpack_3d=False))]
+            print(f"{name + ' ' + str(n) + 'x' + str(k):>18} dequantize " + " ".join(f"{v:8.4f}" for v in deq)
+                  + f"   GB/s (bytes read + written): {n * k * 2.53 / deq[1] / 1e6:.0f} / {n * k * 2.53 / deq[2] / 1e6:.0f}")
+            for m in (16, 32, 64, 128, 256):
+                x = torch.randn(m, k, device=DEV, dtype=BF16)
+                t = [ms(lambda: F.linear(x, w)),
+                     ms(lambda: int_mm(x, q4.qweight, q4.scales, q4.zeros, 4, 128)),
+                     ms(lambda: tinygemm_linear(x, tg)),
+                     ms(lambda: slot_mm(x.index_select(1, order.perm), tg, order, n, unpack_3d=True)),
+                     ms(lambda: slot_mm(x.index_select(1, order.perm), tg, order, n, unpack_3d=False))]
+                print(f"{'':>18} M={m:<4} fused " + " ".join(f"{v:8.4f}" for v in t))
+
+
 def launch_cost() -> None:
     """Host time per call, eager, 200 calls back to back: what a prefill outside CUDA graphs
     pays per projection (the GPU work at M = 64 is a few microseconds, so the host bounds it)."""
     import time
 
-    print("\n== (c) eager host time per projection call, 1.8B qkv, M = 64, us")
+    print("\n== (d) eager host time per projection call, 1.8B qkv, M = 64, us")
     n, k = SHAPES["1.8B"][0][1:]
     w = torch.randn(n, k, device=DEV, dtype=BF16) * 0.02
     q4 = quantize_int(w, 4, 128, BF16)
@@ -169,7 +209,7 @@ def launch_cost() -> None:
     calls = {"bf16": lambda: F.linear(x, w),
              "int4 triton": lambda: int_linear_triton(x, q4.qweight, q4.scales, q4.zeros, 4, 128),
              "int4 tinygemm": lambda: tinygemm_linear(x, tg),
-             "int4-tinygemm (dequant+cuBLAS)": lambda: layer(x)}
+             "int4-tinygemm layer (slot-order fused)": lambda: layer(x)}
     for name, fn in calls.items():
         for _ in range(20):
             fn()
@@ -194,6 +234,7 @@ def main() -> int:
     check_fp8(failures)
     if not args.skip_timing:
         time_all()
+        time_slot_kernels()
         launch_cost()
     print("\nFAIL:\n  " + "\n  ".join(failures) if failures else "\nPASS: every quant kernel check")
     return 1 if failures else 0

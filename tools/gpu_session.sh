@@ -18,7 +18,7 @@ bench() {  # bench NAME ARGS...: hymt bench with its report in $OUT/NAME.txt and
 }
 case "${1:-}" in
   quant18)
-    timeout 240 python3 tools/gpu_check_quant.py >"$OUT/gpu_check_quant.txt" 2>&1; echo "== gpu_check_quant rc=$?"
+    timeout 300 python3 tools/gpu_check_quant.py >"$OUT/gpu_check_quant.txt" 2>&1; echo "== gpu_check_quant rc=$?"
     grep -E "PASS|FAIL|rel [0-9.e+-]*[1-9]e-0[0-2]" "$OUT/gpu_check_quant.txt" | tail -8
     bench quant18 --random-weights --family HY-MT1.5-1.8B --compare-quantization bf16,int8,int4,int4-tinygemm,fp8 ;;
   quant7)

@@ -6,9 +6,9 @@ for each call and multiplied in torch (the reference path, exact up to the final
 
 The "int4-tinygemm" scheme, on a CUDA GPU (sm80+) in bf16, repacks the weight once loaded
 (`finalize`) for torch's tinygemm kernel, which reads it 1.5-2x faster than cuBLAS reads bf16
-at a few rows; more rows dequantize from the same words for cuBLAS (tinygemm_dequant.py).
-The repacked weight replaces ours, so memory stays at 4 bits a weight. On the H200 that made
-batch-1 decoding faster than bf16 and large batches ~2x slower than "int4" (docs/BENCHMARKS.md).
+at a few rows; more rows run Triton kernels reading the same words (tinygemm_kernels.py).
+The repacked weight replaces ours, so memory stays at 4 bits a weight (docs/BENCHMARKS.md has
+the H200 figures against "int4" and bf16).
 """
 from __future__ import annotations
 
@@ -23,7 +23,9 @@ from torch import nn
 from hymt.engine.layers.linear import frozen_param, fused_output_sizes
 from hymt.engine.quant.int_weights import IntWeights, dequantize_int, quantize_int
 from hymt.engine.quant.schemes import QuantScheme, effective_group_size
-from hymt.engine.quant.tinygemm import TileLayout, TinygemmWeights, probe_tile_layout, tinygemm_supports, to_tinygemm
+from hymt.engine.quant.tinygemm import (
+    SlotOrder, TinygemmWeights, probe_tile_layout, row_slot_order, slot_order, tinygemm_supports, to_tinygemm,
+)
 
 _HAS_TRITON = importlib.util.find_spec("triton") is not None
 log = logging.getLogger(__name__)
@@ -58,7 +60,7 @@ class IntWeightLinear(nn.Module):
         )
         self.bias = frozen_param(torch.zeros(out_features, device=device, dtype=dtype)) if bias else None
         self.tinygemm: TinygemmWeights | None = None
-        self.tinygemm_layout: TileLayout | None = None
+        self.tinygemm_order: SlotOrder | None = None
 
     @torch.no_grad()
     def finalize(self) -> None:
@@ -68,11 +70,11 @@ class IntWeightLinear(nn.Module):
             return
         if not tinygemm_supports(self.weights, self.scales.dtype):
             return
-        layout = _tile_layout(self.qweight.device)
-        if layout is None:
+        slot_k = _row_slot_order(self.qweight.device)
+        if slot_k is None:
             return
         tg = to_tinygemm(self.weights)
-        self.tinygemm_layout = layout
+        self.tinygemm_order = slot_order(slot_k, self.in_features)
         self.tinygemm_packed = frozen_param(tg.packed)  # parameters, so weight sizes count them
         self.tinygemm_scales = frozen_param(tg.scales_and_zeros)
         self.tinygemm = tg
@@ -112,18 +114,18 @@ class IntWeightLinear(nn.Module):
     def dequantized_weight(self, dtype: torch.dtype) -> torch.Tensor:
         """The float weight [N, K] these rows stand for."""
         if self.tinygemm is not None:
-            from hymt.engine.quant.tinygemm_dequant import tinygemm_dequantize
+            from hymt.engine.quant.tinygemm_kernels import tinygemm_dequantize
 
-            return tinygemm_dequantize(self.tinygemm, self.tinygemm_layout, self.out_features, self.in_features, dtype)
+            return tinygemm_dequantize(self.tinygemm, self.tinygemm_order, self.out_features, dtype)
         return dequantize_int(self.weights, dtype)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         lead = x.shape[:-1]
         x2 = x.reshape(-1, self.in_features)  # [M, K]
         if self.tinygemm is not None:
-            from hymt.engine.quant.tinygemm_dequant import tinygemm_layer_linear
+            from hymt.engine.quant.tinygemm_kernels import tinygemm_layer_linear
 
-            out = tinygemm_layer_linear(x2.contiguous(), self.tinygemm, self.tinygemm_layout, self.out_features)
+            out = tinygemm_layer_linear(x2.contiguous(), self.tinygemm, self.tinygemm_order, self.out_features)
             out = out if self.bias is None else out + self.bias
         elif x2.is_cuda and _HAS_TRITON:
             from hymt.engine.quant.triton_int_matmul import int_linear_triton
@@ -142,10 +144,16 @@ class IntWeightLinear(nn.Module):
 
 
 @functools.lru_cache(maxsize=None)
-def _tile_layout(device: torch.device) -> TileLayout | None:
+def _row_slot_order(device: torch.device) -> torch.Tensor | None:
+    """The packer's slot order on `device` (tinygemm.SlotOrder), or None (with a warning) when
+    its placement is one our kernels cannot read: the layer then keeps our layout."""
     try:
-        return probe_tile_layout(device)
+        slot_k = row_slot_order(probe_tile_layout(device))
     except RuntimeError as e:
         log.warning("int4-tinygemm falls back to the Triton int4 kernels: %s", e)
         return None
+    if slot_k is None:
+        log.warning("int4-tinygemm falls back to the Triton int4 kernels: torch's int4 packer does not keep "
+                    "each row's weights of a tile in consecutive words")
+    return slot_k
 

@@ -27,6 +27,8 @@ GROUP_SIZES = (32, 64, 128, 256)
 #: contiguous run of TILE_WORDS int32 words, tiles in (n tile, k tile) row-major order.
 TILE_N, TILE_K = 8, INNER_K_TILES * 16
 TILE_WORDS = TILE_N * TILE_K // 8
+#: Words of one row inside a tile, when the packer keeps rows contiguous (row_slot_order).
+ROW_WORDS = TILE_K // 8
 
 
 @dataclass(frozen=True)
@@ -116,3 +118,39 @@ def probe_tile_layout(device: torch.device, packer: Callable[[torch.Tensor], tor
     slots = torch.empty_like(found)
     slots[found.long()] = torch.arange(found.numel(), device=device, dtype=torch.int32)
     return TileLayout(word=slots // 8, shift=(slots % 8) * 4)
+
+
+@dataclass(frozen=True)
+class SlotOrder:
+    """A layer's input order for reading tinygemm's words row by row.
+
+    Inside a tile each row's TILE_K weights fill ROW_WORDS consecutive words (slot = word * 8
+    + nibble), in one slot order for every row. Kernels that read the words in slot order
+    multiply them with x permuted the same way: x[:, perm] @ W[:, perm].T = x @ W.T.
+
+    Attributes:
+        slot_k: int32 [TILE_K], the k (within its tile) of each slot.
+        perm: int64 [K], the column of x each slot column reads: tile * TILE_K + slot_k.
+    """
+
+    slot_k: torch.Tensor
+    perm: torch.Tensor
+
+
+def row_slot_order(layout: TileLayout) -> torch.Tensor | None:
+    """slot_k (SlotOrder) when every row of the tile owns its ROW_WORDS words in the same
+    slot order; None for any other placement."""
+    slots = (layout.word * 8 + layout.shift // 4).reshape(TILE_N, TILE_K).long()  # [row, k] -> slot in tile
+    row_start = (torch.arange(TILE_N, device=slots.device) * TILE_K)[:, None]
+    in_row = slots - row_start  # [row, k] slot within the row's words
+    if not (in_row == in_row[0]).all() or not torch.equal(in_row[0].sort().values, torch.arange(TILE_K, device=slots.device)):
+        return None
+    slot_k = torch.empty(TILE_K, dtype=torch.int32, device=slots.device)
+    slot_k[in_row[0]] = torch.arange(TILE_K, dtype=torch.int32, device=slots.device)
+    return slot_k
+
+
+def slot_order(slot_k: torch.Tensor, in_features: int) -> SlotOrder:
+    """The SlotOrder of a layer with `in_features` inputs (a multiple of TILE_K)."""
+    tiles = torch.arange(0, in_features, TILE_K, device=slot_k.device)  # [K // TILE_K]
+    return SlotOrder(slot_k, (tiles[:, None] + slot_k[None, :].long()).reshape(-1))

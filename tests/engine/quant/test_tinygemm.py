@@ -90,40 +90,87 @@ def test_probe_rejects_a_packer_that_loses_weights():
         probe_tile_layout(torch.device("cpu"), _fake_packer(perm))
 
 
+def _row_packer(seed: int):
+    """A fake packer with the CUDA packer's structure: each row of a tile in its own ROW_WORDS
+    words, in one random slot order for every row. Returns (packer, slot_k)."""
+    from hymt.engine.quant.tinygemm import TILE_K, TILE_N
+
+    slot_of_k = torch.randperm(TILE_K, generator=torch.Generator().manual_seed(seed))
+    placement = (torch.arange(TILE_N)[:, None] * TILE_K + slot_of_k[None, :]).reshape(-1)
+    slot_k = torch.empty(TILE_K, dtype=torch.int32)
+    slot_k[slot_of_k] = torch.arange(TILE_K, dtype=torch.int32)
+    return _fake_packer(placement), slot_k
+
+
+def test_row_slot_order_reads_a_row_contiguous_packer():
+    from hymt.engine.quant.tinygemm import TILE_K, TILE_N, probe_tile_layout, row_slot_order
+
+    packer, slot_k = _row_packer(seed=4)
+    assert torch.equal(row_slot_order(probe_tile_layout(torch.device("cpu"), packer)), slot_k)
+    scattered = _fake_packer(torch.randperm(TILE_N * TILE_K, generator=torch.Generator().manual_seed(5)))
+    assert row_slot_order(probe_tile_layout(torch.device("cpu"), scattered)) is None
+
+
+def test_slot_order_permutes_within_each_tile():
+    from hymt.engine.quant.tinygemm import TILE_K, slot_order
+
+    _, slot_k = _row_packer(seed=6)
+    order = slot_order(slot_k, 3 * TILE_K)
+    assert torch.equal(order.perm[TILE_K:2 * TILE_K], slot_k.long() + TILE_K)
+    assert torch.equal(order.perm.sort().values, torch.arange(3 * TILE_K))
+
+
 def _packed_case(n: int, k: int, group: int, seed: int):
-    from hymt.engine.quant.tinygemm import TILE_K, TILE_N, TinygemmWeights, probe_tile_layout
+    from hymt.engine.quant.tinygemm import TinygemmWeights, slot_order
 
     torch.manual_seed(seed)
-    packer = _fake_packer(torch.randperm(TILE_N * TILE_K))
+    packer, slot_k = _row_packer(seed)
     q = quantize_int(torch.randn(n, k) * 0.02 + 0.01, 4, group, torch.float32)
     saz = scales_and_offsets(q).float()  # [groups, N, 2]
     scale = saz[..., 0].T.repeat_interleave(group, dim=1)  # [N, K]
     offset = saz[..., 1].T.repeat_interleave(group, dim=1)
     expected = (unpack_int4(q.qweight).float() - 8) * scale + offset  # what tinygemm's words stand for
-    return TinygemmWeights(packer(q.qweight), saz, group), probe_tile_layout(torch.device("cpu"), packer), expected, q
+    return TinygemmWeights(packer(q.qweight), saz, group), slot_order(slot_k, k), expected, q
 
 
 @pytest.mark.usefixtures("triton_interpreter")
-@pytest.mark.parametrize("group", [64, 128, 256])
-def test_dequantize_kernel_inverts_the_packing(group):
+@pytest.mark.parametrize("group", [32, 64, 128, 256])
+@pytest.mark.parametrize("unpack_3d", [True, False])
+def test_dequantize_kernel_inverts_the_packing(group, unpack_3d):
     pytest.importorskip("triton")
-    from hymt.engine.quant.tinygemm_dequant import tinygemm_dequantize
+    from hymt.engine.quant.tinygemm_kernels import slot_dequantize, tinygemm_dequantize
 
-    tg, layout, expected, q = _packed_case(48, 512, group, seed=3)
-    out = tinygemm_dequantize(tg, layout, 48, 512, torch.float32)
+    tg, order, expected, q = _packed_case(48, 512, group, seed=3)
+    w_slot = slot_dequantize(tg, order, 48, torch.float32, unpack_3d=unpack_3d)
+    torch.testing.assert_close(w_slot, expected[:, order.perm], rtol=1e-6, atol=1e-7)
+    out = tinygemm_dequantize(tg, order, 48, torch.float32)
     torch.testing.assert_close(out, expected, rtol=1e-6, atol=1e-7)
     # the same weights as our own dequantization, up to the offsets' bf16 rounding
     assert (out - dequantize_int(q, torch.float32)).abs().max() <= 2**-8 * 8 * float(q.scales.max())
 
 
 @pytest.mark.usefixtures("triton_interpreter")
-def test_linear_beyond_tinygemm_rows_dequantizes_for_the_gemm():
+@pytest.mark.parametrize("group", [64, 128])
+@pytest.mark.parametrize("unpack_3d", [True, False])
+def test_fused_kernel_on_x_in_slot_order(group, unpack_3d):
     pytest.importorskip("triton")
-    from hymt.engine.quant.tinygemm_dequant import TINYGEMM_MAX_M, tinygemm_layer_linear
+    from hymt.engine.quant.tinygemm_kernels import slot_mm
 
-    tg, layout, expected, _ = _packed_case(40, 256, 128, seed=7)
-    x = torch.randn(TINYGEMM_MAX_M + 1, 256)
-    torch.testing.assert_close(tinygemm_layer_linear(x, tg, layout, 40), x @ expected.T, rtol=1e-3, atol=1e-3)
+    tg, order, expected, _ = _packed_case(40, 256, group, seed=8)
+    x = torch.randn(20, 256)
+    out = slot_mm(x.index_select(1, order.perm), tg, order, 40, unpack_3d=unpack_3d)
+    torch.testing.assert_close(out, x @ expected.T, rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.usefixtures("triton_interpreter")
+def test_linear_beyond_tinygemm_rows_reads_the_same_words():
+    pytest.importorskip("triton")
+    from hymt.engine.quant.tinygemm_kernels import FUSED_MAX_M, TINYGEMM_MAX_M, tinygemm_layer_linear
+
+    tg, order, expected, _ = _packed_case(40, 256, 128, seed=7)
+    for rows in (TINYGEMM_MAX_M + 1, FUSED_MAX_M + 1):  # the fused kernel, then dequantize + GEMM
+        x = torch.randn(rows, 256)
+        torch.testing.assert_close(tinygemm_layer_linear(x, tg, order, 40), x @ expected.T, rtol=1e-3, atol=1e-3)
 
 
 def test_only_the_tinygemm_scheme_repacks():

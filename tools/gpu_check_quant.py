@@ -15,10 +15,9 @@ then timings against bf16. Run on the GPU machine from the repository root:
     as the int4-tinygemm scheme runs it (tg4: tinygemm up to TINYGEMM_MAX_M rows, then
     the slot-order Triton kernels on the same words) at M = 1 to 2048, with the
     weight-read bandwidth at M = 1.
-(c) The kernels reading tinygemm's words, both unpack variants (3d: a row's words loaded
-    once and split; 2d: each slot loads its word): slot-order dequantize against our
-    int4 dequantize, and the fused slot-order kernel (x permuted first, counted) against our
-    fused int4 kernel and tinygemm, M = 16 to 256.
+(c) The kernels reading tinygemm's words: slot-order dequantize against our int4
+    dequantize; at M = 16 to 256 the fused slot-order kernel and slot dequantize + cuBLAS
+    (x permuted first, counted) against bf16, our fused int4 kernel and tinygemm.
 (d) Host time per eager call at M = 64 (what an eager prefill pays per projection).
 Exit status 1 when (a) fails.
 """
@@ -100,15 +99,12 @@ def check_tinygemm(label: str, q, ref_w: torch.Tensor, failures: list) -> None:
             failures.append(f"{label} tinygemm M={m}: rel {err}")
     print(f"{label} tg4 : " + " ".join(cells))
     order = layer.tinygemm_order
-    for unpack_3d in (True, False):  # both variants of the slot-order kernels, whichever the layer runs
-        x = torch.randn(64, ref_w.shape[1], device=DEV, dtype=BF16)
-        fused = rel(slot_mm(x.index_select(1, order.perm), layer.tinygemm, order, ref_w.shape[0], unpack_3d=unpack_3d),
-                    x.float() @ ref_w.T)
-        w_slot = slot_dequantize(layer.tinygemm, order, ref_w.shape[0], torch.float32, unpack_3d=unpack_3d)
-        deq = rel(w_slot, ref_w[:, order.perm])
-        print(f"{label} slot kernels unpack_3d={unpack_3d}: fused M64 {fused:.1e}, dequantize {deq:.1e}")
-        if not (fused < 1e-2 and deq < 1e-2):
-            failures.append(f"{label} slot kernels unpack_3d={unpack_3d}: fused {fused}, dequantize {deq}")
+    x = torch.randn(200, ref_w.shape[1], device=DEV, dtype=BF16)  # the fused kernel past the layer's own rows
+    fused = rel(slot_mm(x.index_select(1, order.perm), layer.tinygemm, order, ref_w.shape[0]), x.float() @ ref_w.T)
+    deq = rel(slot_dequantize(layer.tinygemm, order, ref_w.shape[0], torch.float32), ref_w[:, order.perm])
+    print(f"{label} slot kernels: fused M200 {fused:.1e}, dequantize {deq:.1e}")
+    if not (fused < 1e-2 and deq < 1e-2):
+        failures.append(f"{label} slot kernels: fused {fused}, dequantize {deq}")
 
 
 def check_fp8(failures: list) -> None:
@@ -170,8 +166,8 @@ def time_all() -> None:
 
 
 def time_slot_kernels() -> None:
-    print("\n== (c) tinygemm-layout kernels, median ms: dequantize (int4 ours / slot 3d / slot 2d), "
-          "then fused at M rows (bf16 / int4 ours / tinygemm / slot 3d / slot 2d, x permuted included)")
+    print("\n== (c) tinygemm-layout kernels, median ms: dequantize (int4 ours / slot), then at M rows "
+          "bf16 / int4 ours fused / tinygemm / slot fused / slot dequantize + cuBLAS (x permuted included)")
     for model, shapes in SHAPES.items():
         print(f"\n-- {model}")
         for name, n, k in shapes:
@@ -180,17 +176,16 @@ def time_slot_kernels() -> None:
             layer = tinygemm_layer(q4)
             tg, order = layer.tinygemm, layer.tinygemm_order
             deq = [ms(lambda: int_dequantize(q4.qweight, q4.scales, q4.zeros, 4, 128, k, BF16)),
-                   ms(lambda: slot_dequantize(tg, order, n, BF16, unpack_3d=True)),
-                   ms(lambda: slot_dequantize(tg, order, n, BF16, unpack_3d=False))]
+                   ms(lambda: slot_dequantize(tg, order, n, BF16))]
             print(f"{name + ' ' + str(n) + 'x' + str(k):>18} dequantize " + " ".join(f"{v:8.4f}" for v in deq)
-                  + f"   GB/s (bytes read + written): {n * k * 2.53 / deq[1] / 1e6:.0f} / {n * k * 2.53 / deq[2] / 1e6:.0f}")
+                  + "   GB/s (bytes read + written): " + " / ".join(f"{n * k * 2.53 / v / 1e6:.0f}" for v in deq))
             for m in (16, 32, 64, 128, 256):
                 x = torch.randn(m, k, device=DEV, dtype=BF16)
                 t = [ms(lambda: F.linear(x, w)),
                      ms(lambda: int_mm(x, q4.qweight, q4.scales, q4.zeros, 4, 128)),
                      ms(lambda: tinygemm_linear(x, tg)),
-                     ms(lambda: slot_mm(x.index_select(1, order.perm), tg, order, n, unpack_3d=True)),
-                     ms(lambda: slot_mm(x.index_select(1, order.perm), tg, order, n, unpack_3d=False))]
+                     ms(lambda: slot_mm(x.index_select(1, order.perm), tg, order, n)),
+                     ms(lambda: F.linear(x.index_select(1, order.perm), slot_dequantize(tg, order, n, BF16)))]
                 print(f"{'':>18} M={m:<4} fused " + " ".join(f"{v:8.4f}" for v in t))
 
 

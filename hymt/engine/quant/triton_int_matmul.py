@@ -4,10 +4,10 @@ Three kernels, picked by the number of rows M of the activations:
   M == 1:       GEMV. Weight-read bound: each program streams a [BLOCK_N, group] tile per
                 step and reduces it against x; K is split across programs (fp32 atomics)
                 when N alone gives too few programs to keep the memory system busy.
-  M <= 256:     fused dequantize + tl.dot, so weights are read once at their packed size.
-  M > 256:      dequantize the weight to the model dtype once, then the vendor GEMM: at
-                prefill sizes the matmul is compute-bound and one extra pass over the
-                weight is noise.
+  M <= 64:      fused dequantize + tl.dot, so weights are read once at their packed size.
+  M > 64:       dequantize the weight to the model dtype once, then the vendor GEMM: the
+                dequantizer streams at 3-4 TB/s, and from ~64 rows cuBLAS on the result
+                beats the fused kernel's tiles.
 Every kernel needs group_size % BLOCK_K == 0 so a K tile lies inside one scale group.
 """
 from __future__ import annotations
@@ -16,8 +16,11 @@ import torch
 import triton
 import triton.language as tl
 
-#: Largest M served by the fused dequantize + dot kernel.
-FUSED_MAX_M = 256
+#: Largest M served by the fused dequantize + dot kernel. H200, tools/gpu_check_quant.py
+#: (docs/bench-results/2026-12-04/run1_gpu_check_quant.txt): at 128 and 256 rows dequantize +
+#: cuBLAS won on seven of the eight 1.8B/7B projections (1.8B down at 128 rows: 0.020 against
+#: 0.097 ms), at 64 the two split; the limit was 256.
+FUSED_MAX_M = 64
 #: Programs the GEMV aims for (a few per SM on an H200's 132 SMs).
 _GEMV_TARGET_PROGRAMS = 512
 
@@ -148,10 +151,10 @@ def int_mm(x, qweight, scales, zeros, bits: int, group_size: int, *, block_n: in
     m, k = x.shape
     n = scales.shape[0]
     block_m = 16 if m <= 16 else (32 if m <= 32 else 64)
-    # 32 x 128 tiles up to M = 64: the fastest in the H200 sweep of tools/gpu_check_quant.py
-    # (2026-12-03) for every 1.8B and 7B projection but one; int4 batch-1 TTFT 31.8 -> 23.6 ms.
-    block_n = block_n or (32 if m <= 64 else 128)
-    block_k = block_k or (_block_k(group_size) if m <= 64 else min(_block_k(group_size), 64))
+    # 32 x 128 tiles: the fastest in the H200 sweep of tools/gpu_check_quant.py (2026-12-03)
+    # for every 1.8B and 7B projection but one; int4 batch-1 TTFT 31.8 -> 23.6 ms.
+    block_n = block_n or 32
+    block_k = block_k or _block_k(group_size)
     out = x.new_empty((m, n))
     grid = (triton.cdiv(n, block_n), triton.cdiv(m, block_m))
     _int_mm_kernel[grid](

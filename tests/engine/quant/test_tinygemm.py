@@ -135,13 +135,12 @@ def _packed_case(n: int, k: int, group: int, seed: int):
 
 @pytest.mark.usefixtures("triton_interpreter")
 @pytest.mark.parametrize("group", [32, 64, 128, 256])
-@pytest.mark.parametrize("unpack_3d", [True, False])
-def test_dequantize_kernel_inverts_the_packing(group, unpack_3d):
+def test_dequantize_kernel_inverts_the_packing(group):
     pytest.importorskip("triton")
     from hymt.engine.quant.tinygemm_kernels import slot_dequantize, tinygemm_dequantize
 
     tg, order, expected, q = _packed_case(48, 512, group, seed=3)
-    w_slot = slot_dequantize(tg, order, 48, torch.float32, unpack_3d=unpack_3d)
+    w_slot = slot_dequantize(tg, order, 48, torch.float32)
     torch.testing.assert_close(w_slot, expected[:, order.perm], rtol=1e-6, atol=1e-7)
     out = tinygemm_dequantize(tg, order, 48, torch.float32)
     torch.testing.assert_close(out, expected, rtol=1e-6, atol=1e-7)
@@ -151,14 +150,14 @@ def test_dequantize_kernel_inverts_the_packing(group, unpack_3d):
 
 @pytest.mark.usefixtures("triton_interpreter")
 @pytest.mark.parametrize("group", [64, 128])
-@pytest.mark.parametrize("unpack_3d", [True, False])
-def test_fused_kernel_on_x_in_slot_order(group, unpack_3d):
+@pytest.mark.parametrize("block_k", [None, 64])
+def test_fused_kernel_on_x_in_slot_order(group, block_k):
     pytest.importorskip("triton")
     from hymt.engine.quant.tinygemm_kernels import slot_mm
 
     tg, order, expected, _ = _packed_case(40, 256, group, seed=8)
     x = torch.randn(20, 256)
-    out = slot_mm(x.index_select(1, order.perm), tg, order, 40, unpack_3d=unpack_3d)
+    out = slot_mm(x.index_select(1, order.perm), tg, order, 40, block_k=block_k)
     torch.testing.assert_close(out, x @ expected.T, rtol=1e-3, atol=1e-3)
 
 

@@ -14,8 +14,11 @@ triton_int_matmul.py with another addressing and tinygemm's (scale, offset) pair
 Tried on the H200 and removed (docs/BENCHMARKS.md): dequantizers gathering each weight by a
 probed (word, shift) map (0.66x bf16 throughput on the 1.8B) or storing each slot at its k
 (scattered stores, 0.31x); a fused kernel gathering x in slot order inside the loop; and
-unpacking a row's int32 words as [rows, words, 8] nibbles, which made the fused kernel 2-3x
-slower than our int4's at 16-64 rows (the dequantizer was as fast either way).
+first versions of the kernels here whose weight loads did not vectorize: Triton cannot see
+that a row's bytes start 16-byte aligned through the tile arithmetic, so it issued 1-byte
+loads without cp.async pipelining, 2-3x slower than our int4's fused kernel at 16-64 rows.
+The multiple_of / max_contiguous hints in _load_slot_tile are what make the loads 16-byte
+(checked in the sm_90 PTX: the same cp.async as triton_int_matmul's).
 """
 from __future__ import annotations
 
@@ -44,8 +47,9 @@ def _load_slot_tile(w8_ptr, row_byte, n_mask, k0, slot_k_ptr, saz_ptr, rn, strid
     (nibble i of a little-endian word is slot 8 * word + i): _load_q's unpacking.
     """
     tile = k0 // TILE_K
-    rb = (k0 % TILE_K) // 2 + tl.arange(0, BLOCK_K // 2)
-    packed = tl.load(w8_ptr + (row_byte + tile * TILE_BYTES)[:, None] + rb[None, :], mask=n_mask[:, None], other=0)
+    row = tl.multiple_of(row_byte + tile * TILE_BYTES, 16)  # [BN]: the hints let the loads vectorize
+    rb = tl.max_contiguous(tl.multiple_of((k0 % TILE_K) // 2 + tl.arange(0, BLOCK_K // 2), 16), BLOCK_K // 2)
+    packed = tl.load(w8_ptr + row[:, None] + rb[None, :], mask=n_mask[:, None], other=0)
     low = (packed & 0xF).to(tl.float32)
     high = ((packed >> 4) & 0xF).to(tl.float32)
     q = tl.reshape(tl.join(low, high), (BLOCK_N, BLOCK_K))  # slot 2j low, 2j + 1 high
@@ -122,7 +126,9 @@ def slot_mm(x_slot: torch.Tensor, w: TinygemmWeights, order: SlotOrder, out_feat
     m, k = x_slot.shape
     block_m = 16 if m <= 16 else (32 if m <= 32 else 64)
     block_n = block_n or 32
-    block_k = block_k or TILE_K  # a divisor of TILE_K: a block lies inside one tile
+    block_k = block_k or TILE_K
+    if TILE_K % block_k or block_k < 32:  # inside one tile, and 16-byte rows of bytes (_load_slot_tile)
+        raise ValueError(f"block_k must divide {TILE_K} and be >= 32, got {block_k}")
     out = x_slot.new_empty((m, out_features))
     saz = w.scales_and_zeros  # [groups, N, 2]
     grid = (triton.cdiv(out_features, block_n), triton.cdiv(m, block_m))

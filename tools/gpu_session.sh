@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU measurements behind docs/BENCHMARKS.md, one stage per call of the device tool:
 #   bash tools/gpu_session.sh quant18|quant7|budgets|closedloop|server
-# Outputs (text + JSON) go to $OUT (default ./gpu-out). Wheels carried in .whl/ are installed
+# Outputs (text + JSON) go to $OUT (default ./gpu-out; the device tool returns at most 8 files, so
+# a stage writing more is run with OUT=/tmp/x and tarred into the tool's $OUT). Wheels carried in .whl/ are installed
 # first when present (the GPU machine has no fastapi/uvicorn/pydantic).
 set -u
 OUT=${OUT:-./gpu-out}
@@ -24,10 +25,11 @@ case "${1:-}" in
   quant7)
     BENCH_TIMEOUT=${BENCH_TIMEOUT:-560} bench quant7 --random-weights --family HY-MT1.5-7B --compare-quantization bf16,int8,int4,int4-tinygemm,fp8 --num-requests 1000 ;;
   budgets)
-    TAIL=8 bench int4_7b_8gb --random-weights --family HY-MT1.5-7B --quantization int4 --gpu-memory-gb 8
-    TAIL=8 bench int4tg_7b_8gb --random-weights --family HY-MT1.5-7B --quantization int4-tinygemm --gpu-memory-gb 8
-    TAIL=8 bench int4_18_3gb --random-weights --family HY-MT1.5-1.8B --quantization int4 --gpu-memory-gb 3
-    TAIL=8 bench kvfp8_18 --random-weights --family HY-MT1.5-1.8B --kv-cache-dtype fp8 --gpu-memory-gb 8 ;;
+    TAIL=12 bench int4_7b_8gb --random-weights --family HY-MT1.5-7B --quantization int4 --gpu-memory-gb 8
+    TAIL=12 bench int4tg_7b_8gb --random-weights --family HY-MT1.5-7B --quantization int4-tinygemm --gpu-memory-gb 8
+    TAIL=12 bench int4_18_3gb --random-weights --family HY-MT1.5-1.8B --quantization int4 --gpu-memory-gb 3
+    TAIL=12 bench int4tg_18_3gb --random-weights --family HY-MT1.5-1.8B --quantization int4-tinygemm --gpu-memory-gb 3
+    TAIL=12 bench kvfp8_18 --random-weights --family HY-MT1.5-1.8B --kv-cache-dtype fp8 --gpu-memory-gb 8 ;;
   closedloop)  # the engine under a server's arrival pattern: 256 in flight, the next as each finishes
     bench closedloop18 --random-weights --family HY-MT1.5-1.8B --prompt-len-min 166 --prompt-len-max 208 \
       --num-requests 4000 --closed-loop 256 ;;

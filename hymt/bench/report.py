@@ -22,8 +22,13 @@ def format_env(env: EnvInfo) -> list[str]:
     ]
 
 
+def _name_width(label: str, names) -> int:
+    """Width of a table's first column: wide enough for its label and every row's name."""
+    return max(len(label), *(len(name) for name in names))
+
+
 def _throughput_rows(native: ThroughputResult, rows: tuple[ThroughputResult, ...], ratios: dict) -> list[str]:
-    width = max(len(r.name) for r in (native, *rows))
+    width = _name_width("throughput", (r.name for r in (native, *rows)))
     head = f"{'throughput':<{width}}  {'requests':>8}  {'wall s':>8}  {'req/s':>9}  {'out tok/s':>10}  " \
            f"{'total tok/s':>11}  {'native is':>9}"
     lines = [head]
@@ -35,7 +40,7 @@ def _throughput_rows(native: ThroughputResult, rows: tuple[ThroughputResult, ...
 
 
 def _latency_rows(rows: list[LatencyResult]) -> list[str]:
-    width = max(len(r.name) for r in rows)
+    width = _name_width("batch-1 latency (ms)", (r.name for r in rows))
     lines = [f"{'batch-1 latency (ms)':<{width}}  {'requests':>8}  {'tokens':>6}  {'ttft p50':>8}  {'ttft p90':>8}  "
              f"{'total p50':>9}  {'total p90':>9}"]
     for r in rows:
@@ -112,11 +117,12 @@ def format_quant_compare(result) -> str:
     """One row per scheme: weights, peak, throughput, batch-1 latency, logits error vs the reference."""
     first = result.runs[0].bench
     w = first.options["workload"]
+    width = _name_width("scheme", (run.scheme for run in result.runs))
     lines = ["", "== hymt bench --compare-quantization ==", *format_env(result.env),
              f"model: {first.model}; workload: {w['num_requests']} requests, prompts {w['prompt_len_min']}-"
              f"{w['prompt_len_max']} tokens, {w['output_len']} answer tokens forced; logits over "
              f"{result.quality_prompts} prompts against {result.runs[0].scheme}", "",
-             f"{'scheme':<6}  {'weights':>9}  {'KV':>9}  {'peak':>9}  {'req/s':>9}  {'vs ref':>6}  {'b1 ttft':>7}  "
+             f"{'scheme':<{width}}  {'weights':>9}  {'KV':>9}  {'peak':>9}  {'req/s':>9}  {'vs ref':>6}  {'b1 ttft':>7}  "
              f"{'b1 p50 ms':>9}  {'vs ref':>6}  {'rel L2':>7}  {'top-1':>6}"]
     ref = result.runs[0].bench
     for run in result.runs:
@@ -127,7 +133,7 @@ def format_quant_compare(result) -> str:
         lat = ref.native_latency.total_ms_p50 / max(b.native_latency.total_ms_p50, 1e-9)
         err = run.logits
         lines.append(
-            f"{run.scheme:<6}  {_gb(r.get('weights_bytes')):>9}  {_gb(r.get('kv_cache_bytes')):>9}  {_gb(peak):>9}  "
+            f"{run.scheme:<{width}}  {_gb(r.get('weights_bytes')):>9}  {_gb(r.get('kv_cache_bytes')):>9}  {_gb(peak):>9}  "
             f"{b.native.requests_per_s:>9.1f}  {speed:>5.2f}x  {_ms(b.native_latency.ttft_ms_p50):>7}  "
             f"{b.native_latency.total_ms_p50:>9.1f}  {lat:>5.2f}x  "
             f"{'-' if err is None else f'{err.rel_l2:.4f}':>7}  {'-' if err is None else f'{err.top1 * 100:.1f}%':>6}"

@@ -93,10 +93,10 @@ def test_closed_loop_run_is_reported_beside_the_all_at_once_run(model_dir, tmp_p
 
 
 def test_compare_quantization_runs_every_scheme_on_the_same_weights(model_dir, tmp_path, capsys):
-    data = _bench_json(model_dir, tmp_path, "--device", "cpu", "--compare-quantization", "int8,int4,fp8",
+    data = _bench_json(model_dir, tmp_path, "--device", "cpu", "--compare-quantization", "int8,int4,fp8,int4-tinygemm",
                        "--quality-prompts", "4")
     runs = {r["scheme"]: r for r in data["runs"]}
-    assert list(runs) == ["bf16", "int8", "int4", "fp8"]  # the reference is put first
+    assert list(runs) == ["bf16", "int8", "int4", "fp8", "int4-tinygemm"]  # the reference is put first
     assert runs["bf16"]["logits"] is None
     weights = {name: r["bench"]["memory"]["engine_report"]["weights_bytes"] for name, r in runs.items()}
     assert weights["int4"] < weights["int8"] < weights["bf16"]
@@ -108,7 +108,10 @@ def test_compare_quantization_runs_every_scheme_on_the_same_weights(model_dir, t
         assert_filled(runs[name]["bench"]["native"], "native")
     assert runs["int8"]["logits"]["rel_l2"] < runs["int4"]["logits"]["rel_l2"]  # 8 bits beat 4
     printed = capsys.readouterr().out
-    assert "== hymt bench --compare-quantization ==" in printed and "int4" in printed
+    assert "== hymt bench --compare-quantization ==" in printed
+    table = [line for line in printed.splitlines() if line.split(" ", 1)[0] in ("scheme", *runs)]
+    assert len(table) == 1 + len(runs)
+    assert len({line.index(" GB") for line in table[1:]} | {table[0].index("weights") + 4}) == 1  # columns line up
 
 
 def test_compare_quantization_rejects_unknown_schemes(model_dir, capsys):

@@ -13,11 +13,11 @@ then timings against bf16. Run on the GPU machine from the repository root:
 (b) Timing (CUDA-graph replays, median ms) of each projection shape of the 1.8B and 7B
     models: bf16 F.linear against int8 / int4 (Triton, our layout) / fp8 and the int4 layer
     as the int4-tinygemm scheme runs it (tg4: tinygemm up to TINYGEMM_MAX_M rows, then
-    the slot-order Triton kernels on the same words) at M = 1 to 2048, with the
-    weight-read bandwidth at M = 1.
-(c) The kernels reading tinygemm's words: slot-order dequantize against our int4
-    dequantize; at M = 16 to 256 the fused slot-order kernel and slot dequantize + cuBLAS
-    (x permuted first, counted) against bf16, our fused int4 kernel and tinygemm.
+    the Triton kernels on the same words) at M = 1 to 2048, with the weight-read
+    bandwidth at M = 1.
+(c) The Triton kernels reading tinygemm's words (tinygemm_kernels.py): their dequantize
+    against our int4 dequantize; at M = 16 to 256 their fused kernel and dequantize +
+    cuBLAS against bf16, our fused int4 kernel and tinygemm.
 (d) Host time per eager call at M = 64 (what an eager prefill pays per projection).
 Exit status 1 when (a) fails.
 """
@@ -38,7 +38,7 @@ from hymt.engine.quant.fp8_weights import quantize_fp8_rows  # noqa: E402
 from hymt.engine.quant.int_weights import dequantize_int, quantize_int  # noqa: E402
 from hymt.engine.quant.int_linear import IntWeightLinear  # noqa: E402
 from hymt.engine.quant.tinygemm import tinygemm_linear, to_tinygemm  # noqa: E402
-from hymt.engine.quant.tinygemm_kernels import slot_dequantize, slot_mm  # noqa: E402
+from hymt.engine.quant.tinygemm_kernels import tinygemm_dequantize, tinygemm_mm  # noqa: E402
 from hymt.engine.quant.triton_int_matmul import int_dequantize, int_linear_triton, int_mm  # noqa: E402
 
 DEV = torch.device("cuda")
@@ -98,13 +98,13 @@ def check_tinygemm(label: str, q, ref_w: torch.Tensor, failures: list) -> None:
         if not err < 1e-2:
             failures.append(f"{label} tinygemm M={m}: rel {err}")
     print(f"{label} tg4 : " + " ".join(cells))
-    order = layer.tinygemm_order
+    perm = layer.tinygemm_perm
     x = torch.randn(200, ref_w.shape[1], device=DEV, dtype=BF16)  # the fused kernel past the layer's own rows
-    fused = rel(slot_mm(x.index_select(1, order.perm), layer.tinygemm, order, ref_w.shape[0]), x.float() @ ref_w.T)
-    deq = rel(slot_dequantize(layer.tinygemm, order, ref_w.shape[0], torch.float32), ref_w[:, order.perm])
-    print(f"{label} slot kernels: fused M200 {fused:.1e}, dequantize {deq:.1e}")
+    fused = rel(tinygemm_mm(x, layer.tinygemm, perm, ref_w.shape[0]), x.float() @ ref_w.T)
+    deq = rel(tinygemm_dequantize(layer.tinygemm, perm, ref_w.shape[0], torch.float32), ref_w)
+    print(f"{label} tg kernels ({perm}): fused M200 {fused:.1e}, dequantize {deq:.1e}")
     if not (fused < 1e-2 and deq < 1e-2):
-        failures.append(f"{label} slot kernels: fused {fused}, dequantize {deq}")
+        failures.append(f"{label} tg kernels: fused {fused}, dequantize {deq}")
 
 
 def check_fp8(failures: list) -> None:
@@ -165,18 +165,18 @@ def time_all() -> None:
                 print(line)
 
 
-def time_slot_kernels() -> None:
-    print("\n== (c) tinygemm-layout kernels, median ms: dequantize (int4 ours / slot), then at M rows "
-          "bf16 / int4 ours fused / tinygemm / slot fused / slot dequantize + cuBLAS (x permuted included)")
+def time_tg_kernels() -> None:
+    print("\n== (c) tinygemm-layout kernels, median ms: dequantize (int4 ours / tg), then at M rows "
+          "bf16 / int4 ours fused / tinygemm / tg fused / tg dequantize + cuBLAS")
     for model, shapes in SHAPES.items():
         print(f"\n-- {model}")
         for name, n, k in shapes:
             w = torch.randn(n, k, device=DEV, dtype=BF16) * 0.02
             q4 = quantize_int(w, 4, 128, BF16)
             layer = tinygemm_layer(q4)
-            tg, order = layer.tinygemm, layer.tinygemm_order
+            tg, perm = layer.tinygemm, layer.tinygemm_perm
             deq = [ms(lambda: int_dequantize(q4.qweight, q4.scales, q4.zeros, 4, 128, k, BF16)),
-                   ms(lambda: slot_dequantize(tg, order, n, BF16))]
+                   ms(lambda: tinygemm_dequantize(tg, perm, n, BF16))]
             print(f"{name + ' ' + str(n) + 'x' + str(k):>18} dequantize " + " ".join(f"{v:8.4f}" for v in deq)
                   + "   GB/s (bytes read + written): " + " / ".join(f"{n * k * 2.53 / v / 1e6:.0f}" for v in deq))
             for m in (16, 32, 64, 128, 256):
@@ -184,8 +184,8 @@ def time_slot_kernels() -> None:
                 t = [ms(lambda: F.linear(x, w)),
                      ms(lambda: int_mm(x, q4.qweight, q4.scales, q4.zeros, 4, 128)),
                      ms(lambda: tinygemm_linear(x, tg)),
-                     ms(lambda: slot_mm(x.index_select(1, order.perm), tg, order, n)),
-                     ms(lambda: F.linear(x.index_select(1, order.perm), slot_dequantize(tg, order, n, BF16)))]
+                     ms(lambda: tinygemm_mm(x, tg, perm, n)),
+                     ms(lambda: F.linear(x, tinygemm_dequantize(tg, perm, n, BF16)))]
                 print(f"{'':>18} M={m:<4} fused " + " ".join(f"{v:8.4f}" for v in t))
 
 
@@ -204,7 +204,7 @@ def launch_cost() -> None:
     calls = {"bf16": lambda: F.linear(x, w),
              "int4 triton": lambda: int_linear_triton(x, q4.qweight, q4.scales, q4.zeros, 4, 128),
              "int4 tinygemm": lambda: tinygemm_linear(x, tg),
-             "int4-tinygemm layer (slot-order fused)": lambda: layer(x)}
+             "int4-tinygemm layer (tg fused)": lambda: layer(x)}
     for name, fn in calls.items():
         for _ in range(20):
             fn()
@@ -229,7 +229,7 @@ def main() -> int:
     check_fp8(failures)
     if not args.skip_timing:
         time_all()
-        time_slot_kernels()
+        time_tg_kernels()
         launch_cost()
     print("\nFAIL:\n  " + "\n  ".join(failures) if failures else "\nPASS: every quant kernel check")
     return 1 if failures else 0

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU measurements behind docs/BENCHMARKS.md, one stage per call of the device tool:
-#   bash tools/gpu_session.sh quant18|quant7|budgets|closedloop|server
+#   bash tools/gpu_session.sh quant18|quant7|budgets|tg|closedloop|server
 # Outputs (text + JSON) go to $OUT (default ./gpu-out; the device tool returns at most 8 files, so
 # a stage writing more is run with OUT=/tmp/x and tarred into the tool's $OUT). Wheels carried in .whl/ are installed
 # first when present (the GPU machine has no fastapi/uvicorn/pydantic).
@@ -30,6 +30,10 @@ case "${1:-}" in
     TAIL=12 bench int4_18_3gb --random-weights --family HY-MT1.5-1.8B --quantization int4 --gpu-memory-gb 3
     TAIL=12 bench int4tg_18_3gb --random-weights --family HY-MT1.5-1.8B --quantization int4-tinygemm --gpu-memory-gb 3
     TAIL=12 bench kvfp8_18 --random-weights --family HY-MT1.5-1.8B --kv-cache-dtype fp8 --gpu-memory-gb 8 ;;
+  tg)  # int4-tinygemm against int4 and bf16 on the 7B, and in the small budgets
+    BENCH_TIMEOUT=${BENCH_TIMEOUT:-360} bench tg7 --random-weights --family HY-MT1.5-7B --compare-quantization bf16,int4,int4-tinygemm --num-requests 1000
+    TAIL=12 bench int4tg_7b_8gb --random-weights --family HY-MT1.5-7B --quantization int4-tinygemm --gpu-memory-gb 8
+    TAIL=12 bench int4tg_18_3gb --random-weights --family HY-MT1.5-1.8B --quantization int4-tinygemm --gpu-memory-gb 3 ;;
   closedloop)  # the engine under a server's arrival pattern: 256 in flight, the next as each finishes
     bench closedloop18 --random-weights --family HY-MT1.5-1.8B --prompt-len-min 166 --prompt-len-max 208 \
       --num-requests 4000 --closed-loop 256 ;;
@@ -67,5 +71,5 @@ for _ in range(60):
       kill $server; wait $server 2>/dev/null; grep -iE "error|traceback" "$OUT/serve_$mode.log" | tail -3
       CONCURRENCY=512
     done ;;
-  *) echo "usage: $0 quant18|quant7|budgets|closedloop|server" >&2; exit 2 ;;
+  *) echo "usage: $0 quant18|quant7|budgets|tg|closedloop|server" >&2; exit 2 ;;
 esac

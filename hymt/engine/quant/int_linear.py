@@ -24,7 +24,8 @@ from hymt.engine.layers.linear import frozen_param, fused_output_sizes
 from hymt.engine.quant.int_weights import IntWeights, dequantize_int, quantize_int
 from hymt.engine.quant.schemes import QuantScheme, effective_group_size
 from hymt.engine.quant.tinygemm import (
-    SlotOrder, TinygemmWeights, probe_tile_layout, row_slot_order, slot_order, tinygemm_supports, to_tinygemm,
+    SlotPermutation, TinygemmWeights, probe_tile_layout, row_slot_order, slot_permutation, tinygemm_supports,
+    to_tinygemm,
 )
 
 _HAS_TRITON = importlib.util.find_spec("triton") is not None
@@ -60,7 +61,7 @@ class IntWeightLinear(nn.Module):
         )
         self.bias = frozen_param(torch.zeros(out_features, device=device, dtype=dtype)) if bias else None
         self.tinygemm: TinygemmWeights | None = None
-        self.tinygemm_order: SlotOrder | None = None
+        self.tinygemm_perm: SlotPermutation | None = None
 
     @torch.no_grad()
     def finalize(self) -> None:
@@ -70,11 +71,11 @@ class IntWeightLinear(nn.Module):
             return
         if not tinygemm_supports(self.weights, self.scales.dtype):
             return
-        slot_k = _row_slot_order(self.qweight.device)
-        if slot_k is None:
+        perm = _packer_slot_permutation(self.qweight.device)
+        if perm is None:
             return
         tg = to_tinygemm(self.weights)
-        self.tinygemm_order = slot_order(slot_k, self.in_features)
+        self.tinygemm_perm = perm
         self.tinygemm_packed = frozen_param(tg.packed)  # parameters, so weight sizes count them
         self.tinygemm_scales = frozen_param(tg.scales_and_zeros)
         self.tinygemm = tg
@@ -116,7 +117,7 @@ class IntWeightLinear(nn.Module):
         if self.tinygemm is not None:
             from hymt.engine.quant.tinygemm_kernels import tinygemm_dequantize
 
-            return tinygemm_dequantize(self.tinygemm, self.tinygemm_order, self.out_features, dtype)
+            return tinygemm_dequantize(self.tinygemm, self.tinygemm_perm, self.out_features, dtype)
         return dequantize_int(self.weights, dtype)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -125,7 +126,7 @@ class IntWeightLinear(nn.Module):
         if self.tinygemm is not None:
             from hymt.engine.quant.tinygemm_kernels import tinygemm_layer_linear
 
-            out = tinygemm_layer_linear(x2.contiguous(), self.tinygemm, self.tinygemm_order, self.out_features)
+            out = tinygemm_layer_linear(x2.contiguous(), self.tinygemm, self.tinygemm_perm, self.out_features)
             out = out if self.bias is None else out + self.bias
         elif x2.is_cuda and _HAS_TRITON:
             from hymt.engine.quant.triton_int_matmul import int_linear_triton
@@ -144,16 +145,17 @@ class IntWeightLinear(nn.Module):
 
 
 @functools.lru_cache(maxsize=None)
-def _row_slot_order(device: torch.device) -> torch.Tensor | None:
-    """The packer's slot order on `device` (tinygemm.SlotOrder), or None (with a warning) when
-    its placement is one our kernels cannot read: the layer then keeps our layout."""
+def _packer_slot_permutation(device: torch.device) -> SlotPermutation | None:
+    """How the packer on `device` orders a row's weights (tinygemm.SlotPermutation), or None
+    (with a warning) when its placement is one our kernels cannot read: the layer then keeps
+    our layout."""
     try:
         slot_k = row_slot_order(probe_tile_layout(device))
     except RuntimeError as e:
         log.warning("int4-tinygemm falls back to the Triton int4 kernels: %s", e)
         return None
-    if slot_k is None:
-        log.warning("int4-tinygemm falls back to the Triton int4 kernels: torch's int4 packer does not keep "
-                    "each row's weights of a tile in consecutive words")
-    return slot_k
-
+    perm = None if slot_k is None else slot_permutation(slot_k)
+    if perm is None:
+        log.warning("int4-tinygemm falls back to the Triton int4 kernels: torch's int4 packer does not keep each "
+                    "row's weights of a tile in consecutive words, in an order that permutes the bits of k")
+    return perm

@@ -121,25 +121,30 @@ def probe_tile_layout(device: torch.device, packer: Callable[[torch.Tensor], tor
 
 
 @dataclass(frozen=True)
-class SlotOrder:
-    """A layer's input order for reading tinygemm's words row by row.
+class SlotPermutation:
+    """How a row's TILE_K slots (row_slot_order) land in k order by reshaping and permuting axes.
 
-    Inside a tile each row's TILE_K weights fill ROW_WORDS consecutive words (slot = word * 8
-    + nibble), in one slot order for every row. Kernels that read the words in slot order
-    multiply them with x permuted the same way: x[:, perm] @ W[:, perm].T = x @ W.T.
+    When slot_k is a permutation of the bits of the slot index, a row's TILE_K values in slot
+    order reshaped to `slot_shape` and permuted by `k_axes` are in k order: kernels unpack a
+    tile's words contiguously and reorder them in registers, and x needs no reordering.
+    torch's packer (aten/src/ATen/native/cuda/int4mm.cu) places slot 32t + 8i + 4h + j at
+    k = 32i + 8j + 2t + h (lane t % 4, word i, nibble half h, byte j): slot_shape (4, 4, 2, 4),
+    k_axes (1, 3, 0, 2). That is read off the packer at load, not assumed.
 
     Attributes:
-        slot_k: int32 [TILE_K], the k (within its tile) of each slot.
-        perm: int64 [K], the column of x each slot column reads: tile * TILE_K + slot_k.
+        slot_shape: sizes of the runs of slot bits (most significant first) that stay
+            consecutive in k; their product is TILE_K.
+        k_axes: the slot_shape axes in k order, most significant first.
     """
 
-    slot_k: torch.Tensor
-    perm: torch.Tensor
+    slot_shape: tuple[int, ...]
+    k_axes: tuple[int, ...]
 
 
 def row_slot_order(layout: TileLayout) -> torch.Tensor | None:
-    """slot_k (SlotOrder) when every row of the tile owns its ROW_WORDS words in the same
-    slot order; None for any other placement."""
+    """slot_k, int32 [TILE_K], the k (within its tile) of each slot, when every row of the
+    tile owns its ROW_WORDS words in the same slot order (slot = word * 8 + nibble); None for
+    any other placement."""
     slots = (layout.word * 8 + layout.shift // 4).reshape(TILE_N, TILE_K).long()  # [row, k] -> slot in tile
     row_start = (torch.arange(TILE_N, device=slots.device) * TILE_K)[:, None]
     in_row = slots - row_start  # [row, k] slot within the row's words
@@ -150,7 +155,24 @@ def row_slot_order(layout: TileLayout) -> torch.Tensor | None:
     return slot_k
 
 
-def slot_order(slot_k: torch.Tensor, in_features: int) -> SlotOrder:
-    """The SlotOrder of a layer with `in_features` inputs (a multiple of TILE_K)."""
-    tiles = torch.arange(0, in_features, TILE_K, device=slot_k.device)  # [K // TILE_K]
-    return SlotOrder(slot_k, (tiles[:, None] + slot_k[None, :].long()).reshape(-1))
+def slot_permutation(slot_k: torch.Tensor) -> SlotPermutation | None:
+    """The SlotPermutation taking slots to k order when slot_k permutes the bits of the slot
+    index (slot_k[s] is the OR of slot_k[2^b] over the bits b of s), else None."""
+    bits = TILE_K.bit_length() - 1
+    k_bit = []  # k bit of each slot bit
+    for b in range(bits):
+        k = int(slot_k[1 << b])
+        if k <= 0 or k & (k - 1):
+            return None
+        k_bit.append(k.bit_length() - 1)
+    expected = [sum(1 << k_bit[b] for b in range(bits) if s >> b & 1) for s in range(TILE_K)]
+    if slot_k.tolist() != expected:
+        return None
+    runs: list[list[int]] = []  # slot bits, most significant first, in runs consecutive in k
+    for b in reversed(range(bits)):
+        if runs and k_bit[runs[-1][-1]] == k_bit[b] + 1:
+            runs[-1].append(b)
+        else:
+            runs.append([b])
+    k_axes = sorted(range(len(runs)), key=lambda a: -k_bit[runs[a][-1]])
+    return SlotPermutation(tuple(1 << len(run) for run in runs), tuple(k_axes))

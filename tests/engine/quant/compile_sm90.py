@@ -16,17 +16,16 @@ from triton.compiler import ASTSource
 
 from hymt.engine.quant import tinygemm_kernels, triton_int_matmul
 
-ALIGNED = {"x_ptr", "qw_ptr", "w8_ptr", "s_ptr", "z_ptr", "saz_ptr", "slot_k_ptr", "out_ptr",
+ALIGNED = {"x_ptr", "qw_ptr", "words_ptr", "s_ptr", "z_ptr", "saz_ptr", "out_ptr",
            "N", "K", "stride_xm", "stride_qw", "stride_s", "stride_om", "stride_o", "stride_sg"}
-TILE = {"TILE_N": 8, "TILE_K": 128, "TILE_BYTES": 512, "ROW_BYTES": 64}
+TILE = {"TILE_N": 8, "TILE_K": 128, "TILE_BYTES": 512, "ROW_BYTES": 64, "GROUP": 128,
+        "SLOT_SHAPE": (4, 4, 2, 4), "K_ORDER": (2, 4, 1, 3)}  # torch's CUDA packer's order
 INT4 = {"BITS": 4, "HAS_ZERO": True, "GROUP": 128}
 KERNELS = {  # name: (kernel, pointer dtypes, constexprs)
     "int_mm": (triton_int_matmul._int_mm_kernel, {"qw_ptr": "*u8"}, {**INT4, "BLOCK_M": 16, "BLOCK_N": 32, "BLOCK_K": 128}),
     "int_dequant": (triton_int_matmul._int_dequant_kernel, {"qw_ptr": "*u8"}, {**INT4, "BLOCK_N": 32, "BLOCK_K": 128}),
-    "slot_mm": (tinygemm_kernels._slot_mm_kernel, {"w8_ptr": "*u8", "slot_k_ptr": "*i32"},
-                {"GROUP": 128, **TILE, "BLOCK_M": 16, "BLOCK_N": 32, "BLOCK_K": 128}),
-    "slot_dequant": (tinygemm_kernels._slot_dequant_kernel, {"w8_ptr": "*u8", "slot_k_ptr": "*i32"},
-                     {"GROUP": 128, **TILE, "BLOCK_N": 32, "BLOCK_K": 128}),
+    "tg_mm": (tinygemm_kernels._tg_mm_kernel, {"words_ptr": "*i32"}, {**TILE, "BLOCK_M": 16, "BLOCK_N": 32}),
+    "tg_dequant": (tinygemm_kernels._tg_dequant_kernel, {"words_ptr": "*i32"}, {**TILE, "BLOCK_N": 32}),
 }
 
 

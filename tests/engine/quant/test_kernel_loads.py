@@ -27,10 +27,10 @@ def loads() -> dict:
 
 
 def test_fused_kernel_on_tinygemm_words_loads_like_our_int4(loads):
-    assert loads["slot_mm"]["byte_loads"] == 0, loads
-    assert loads["slot_mm"]["cp_async"] == loads["int_mm"]["cp_async"] > 0, loads
+    assert loads["tg_mm"]["byte_loads"] == 0, loads
+    assert loads["tg_mm"]["cp_async"] == loads["int_mm"]["cp_async"] > 0, loads
 
 
 def test_dequantizer_on_tinygemm_words_loads_like_our_int4(loads):
-    assert loads["slot_dequant"]["byte_loads"] == 0, loads
-    assert loads["slot_dequant"]["vector_loads"] == loads["int_dequant"]["vector_loads"] > 0, loads
+    assert loads["tg_dequant"]["byte_loads"] == 0, loads
+    assert loads["tg_dequant"]["vector_loads"] == loads["int_dequant"]["vector_loads"] > 0, loads

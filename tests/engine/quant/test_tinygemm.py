@@ -90,75 +90,103 @@ def test_probe_rejects_a_packer_that_loses_weights():
         probe_tile_layout(torch.device("cpu"), _fake_packer(perm))
 
 
-def _row_packer(seed: int):
+#: k of each slot in a row's words as torch's CUDA packer places them (int4mm.cu,
+#: matrix_to_m16n8k16_Bint4_layout): slot 32t + 8i + 4h + j holds k = 32i + 8j + 2t + h.
+CUDA_SLOT_K = [32 * (s >> 3 & 3) + 8 * (s & 3) + 2 * (s >> 5) + (s >> 2 & 1) for s in range(128)]
+
+
+def _bit_permuted_slot_k(seed: int) -> torch.Tensor:
+    """slot_k of a random permutation of the slot index's 7 bits."""
+    k_bit = torch.randperm(7, generator=torch.Generator().manual_seed(seed))
+    return torch.tensor([sum(1 << int(k_bit[b]) for b in range(7) if s >> b & 1) for s in range(128)],
+                        dtype=torch.int32)
+
+
+def _row_packer(slot_k: torch.Tensor):
     """A fake packer with the CUDA packer's structure: each row of a tile in its own ROW_WORDS
-    words, in one random slot order for every row. Returns (packer, slot_k)."""
+    words, slot s of every row holding k = slot_k[s]."""
     from hymt.engine.quant.tinygemm import TILE_K, TILE_N
 
-    slot_of_k = torch.randperm(TILE_K, generator=torch.Generator().manual_seed(seed))
-    placement = (torch.arange(TILE_N)[:, None] * TILE_K + slot_of_k[None, :]).reshape(-1)
-    slot_k = torch.empty(TILE_K, dtype=torch.int32)
-    slot_k[slot_of_k] = torch.arange(TILE_K, dtype=torch.int32)
-    return _fake_packer(placement), slot_k
+    slot_of_k = torch.empty(TILE_K, dtype=torch.long)
+    slot_of_k[slot_k.long()] = torch.arange(TILE_K)
+    return _fake_packer((torch.arange(TILE_N)[:, None] * TILE_K + slot_of_k[None, :]).reshape(-1))
 
 
 def test_row_slot_order_reads_a_row_contiguous_packer():
     from hymt.engine.quant.tinygemm import TILE_K, TILE_N, probe_tile_layout, row_slot_order
 
-    packer, slot_k = _row_packer(seed=4)
-    assert torch.equal(row_slot_order(probe_tile_layout(torch.device("cpu"), packer)), slot_k)
+    slot_k = torch.randperm(TILE_K, generator=torch.Generator().manual_seed(4)).to(torch.int32)
+    assert torch.equal(row_slot_order(probe_tile_layout(torch.device("cpu"), _row_packer(slot_k))), slot_k)
     scattered = _fake_packer(torch.randperm(TILE_N * TILE_K, generator=torch.Generator().manual_seed(5)))
     assert row_slot_order(probe_tile_layout(torch.device("cpu"), scattered)) is None
 
 
-def test_slot_order_permutes_within_each_tile():
-    from hymt.engine.quant.tinygemm import TILE_K, slot_order
+def test_slot_permutation_of_the_cuda_packers_order():
+    from hymt.engine.quant.tinygemm import SlotPermutation, slot_permutation
 
-    _, slot_k = _row_packer(seed=6)
-    order = slot_order(slot_k, 3 * TILE_K)
-    assert torch.equal(order.perm[TILE_K:2 * TILE_K], slot_k.long() + TILE_K)
-    assert torch.equal(order.perm.sort().values, torch.arange(3 * TILE_K))
+    assert slot_permutation(torch.tensor(CUDA_SLOT_K, dtype=torch.int32)) == SlotPermutation((4, 4, 2, 4), (1, 3, 0, 2))
+    assert slot_permutation(torch.arange(128, dtype=torch.int32)) == SlotPermutation((128,), (0,))
 
 
-def _packed_case(n: int, k: int, group: int, seed: int):
-    from hymt.engine.quant.tinygemm import TinygemmWeights, slot_order
+@pytest.mark.parametrize("seed", range(4))
+def test_slot_permutation_puts_slots_in_k_order(seed):
+    from hymt.engine.quant.tinygemm import slot_permutation
+
+    slot_k = _bit_permuted_slot_k(seed)
+    perm = slot_permutation(slot_k)
+    assert perm is not None
+    in_k_order = slot_k.reshape(perm.slot_shape).permute(perm.k_axes).reshape(-1)  # what the kernels do to a row
+    assert torch.equal(in_k_order, torch.arange(128, dtype=torch.int32))
+
+
+def test_slot_permutation_rejects_orders_that_are_not_bit_permutations():
+    from hymt.engine.quant.tinygemm import slot_permutation
+
+    swapped = torch.arange(128, dtype=torch.int32)
+    swapped[[5, 6]] = swapped[[6, 5]]  # bits 0 and 1 map to 1 and 2 but 3 no longer to 3
+    assert slot_permutation(swapped) is None
+    assert slot_permutation(torch.randperm(128, generator=torch.Generator().manual_seed(9)).to(torch.int32)) is None
+
+
+def _packed_case(n: int, k: int, group: int, slot_k: torch.Tensor, seed: int = 0):
+    from hymt.engine.quant.tinygemm import TinygemmWeights, slot_permutation
 
     torch.manual_seed(seed)
-    packer, slot_k = _row_packer(seed)
     q = quantize_int(torch.randn(n, k) * 0.02 + 0.01, 4, group, torch.float32)
     saz = scales_and_offsets(q).float()  # [groups, N, 2]
     scale = saz[..., 0].T.repeat_interleave(group, dim=1)  # [N, K]
     offset = saz[..., 1].T.repeat_interleave(group, dim=1)
     expected = (unpack_int4(q.qweight).float() - 8) * scale + offset  # what tinygemm's words stand for
-    return TinygemmWeights(packer(q.qweight), saz, group), slot_order(slot_k, k), expected, q
+    return TinygemmWeights(_row_packer(slot_k)(q.qweight), saz, group), slot_permutation(slot_k), expected, q
+
+
+ORDERS = {"cuda": torch.tensor(CUDA_SLOT_K, dtype=torch.int32), "random bits": _bit_permuted_slot_k(3)}
 
 
 @pytest.mark.usefixtures("triton_interpreter")
+@pytest.mark.parametrize("order", list(ORDERS))
 @pytest.mark.parametrize("group", [32, 64, 128, 256])
-def test_dequantize_kernel_inverts_the_packing(group):
+def test_dequantize_kernel_inverts_the_packing(group, order):
     pytest.importorskip("triton")
-    from hymt.engine.quant.tinygemm_kernels import slot_dequantize, tinygemm_dequantize
+    from hymt.engine.quant.tinygemm_kernels import tinygemm_dequantize
 
-    tg, order, expected, q = _packed_case(48, 512, group, seed=3)
-    w_slot = slot_dequantize(tg, order, 48, torch.float32)
-    torch.testing.assert_close(w_slot, expected[:, order.perm], rtol=1e-6, atol=1e-7)
-    out = tinygemm_dequantize(tg, order, 48, torch.float32)
+    tg, perm, expected, q = _packed_case(48, 512, group, ORDERS[order], seed=3)
+    out = tinygemm_dequantize(tg, perm, 48, torch.float32)
     torch.testing.assert_close(out, expected, rtol=1e-6, atol=1e-7)
     # the same weights as our own dequantization, up to the offsets' bf16 rounding
     assert (out - dequantize_int(q, torch.float32)).abs().max() <= 2**-8 * 8 * float(q.scales.max())
 
 
 @pytest.mark.usefixtures("triton_interpreter")
+@pytest.mark.parametrize("order", list(ORDERS))
 @pytest.mark.parametrize("group", [64, 128])
-@pytest.mark.parametrize("block_k", [None, 64])
-def test_fused_kernel_on_x_in_slot_order(group, block_k):
+def test_fused_kernel_reads_x_as_it_is(group, order):
     pytest.importorskip("triton")
-    from hymt.engine.quant.tinygemm_kernels import slot_mm
+    from hymt.engine.quant.tinygemm_kernels import tinygemm_mm
 
-    tg, order, expected, _ = _packed_case(40, 256, group, seed=8)
+    tg, perm, expected, _ = _packed_case(40, 256, group, ORDERS[order], seed=8)
     x = torch.randn(20, 256)
-    out = slot_mm(x.index_select(1, order.perm), tg, order, 40, block_k=block_k)
-    torch.testing.assert_close(out, x @ expected.T, rtol=1e-3, atol=1e-3)
+    torch.testing.assert_close(tinygemm_mm(x, tg, perm, 40), x @ expected.T, rtol=1e-3, atol=1e-3)
 
 
 @pytest.mark.usefixtures("triton_interpreter")
@@ -166,10 +194,10 @@ def test_linear_beyond_tinygemm_rows_reads_the_same_words():
     pytest.importorskip("triton")
     from hymt.engine.quant.tinygemm_kernels import FUSED_MAX_M, TINYGEMM_MAX_M, tinygemm_layer_linear
 
-    tg, order, expected, _ = _packed_case(40, 256, 128, seed=7)
+    tg, perm, expected, _ = _packed_case(40, 256, 128, ORDERS["cuda"], seed=7)
     for rows in (TINYGEMM_MAX_M + 1, FUSED_MAX_M + 1):  # the fused kernel, then dequantize + GEMM
         x = torch.randn(rows, 256)
-        torch.testing.assert_close(tinygemm_layer_linear(x, tg, order, 40), x @ expected.T, rtol=1e-3, atol=1e-3)
+        torch.testing.assert_close(tinygemm_layer_linear(x, tg, perm, 40), x @ expected.T, rtol=1e-3, atol=1e-3)
 
 
 def test_only_the_tinygemm_scheme_repacks():

@@ -11,8 +11,8 @@ then timings against bf16. Run on the GPU machine from the repository root:
     quantizer; Fp8Linear's _scaled_mm path against its float emulation (M = 1, 7, 64, 512).
     PASS when relative L2 < 1e-2 (bf16 output rounding is ~4e-3) and nothing is NaN.
 (b) Timing (CUDA-graph replays, median ms) of each projection shape of the 1.8B and 7B
-    models: bf16 F.linear against int8 / int4 (Triton, our layout) / fp8 and the int4 layer
-    as the int4-tinygemm scheme runs it (tg4: tinygemm up to TINYGEMM_MAX_M rows, then
+    models: bf16 F.linear against int8 / int4 (Triton, our layout: int4-triton) / fp8 and the int4 layer
+    as the int4 scheme runs it on CUDA (tg4: tinygemm up to TINYGEMM_MAX_M rows, then
     the Triton kernels on the same words) at M = 1 to 2048, with the weight-read
     bandwidth at M = 1.
 (c) The Triton kernels reading tinygemm's words (tinygemm_kernels.py): their dequantize
@@ -78,9 +78,9 @@ def check_int(failures: list) -> None:
 
 
 def tinygemm_layer(q) -> IntWeightLinear:
-    """An int4-tinygemm IntWeightLinear holding `q`, finalized: tinygemm up to TINYGEMM_MAX_M rows, then dequantize + cuBLAS."""
+    """An int4 IntWeightLinear holding `q`, finalized: tinygemm up to TINYGEMM_MAX_M rows, then dequantize + cuBLAS."""
     n, k = q.scales.shape[0], q.qweight.shape[1] * 2
-    layer = IntWeightLinear(k, n, resolve_scheme("int4-tinygemm", "cuda"), device=DEV, dtype=BF16)
+    layer = IntWeightLinear(k, n, resolve_scheme("int4", "cuda"), device=DEV, dtype=BF16)
     layer.load_quantized_rows(0, q)
     layer.finalize()
     assert layer.tinygemm is not None, "tinygemm not used"
@@ -204,7 +204,7 @@ def launch_cost() -> None:
     calls = {"bf16": lambda: F.linear(x, w),
              "int4 triton": lambda: int_linear_triton(x, q4.qweight, q4.scales, q4.zeros, 4, 128),
              "int4 tinygemm": lambda: tinygemm_linear(x, tg),
-             "int4-tinygemm layer (tg fused)": lambda: layer(x)}
+             "int4 layer (tinygemm layout, tg fused)": lambda: layer(x)}
     for name, fn in calls.items():
         for _ in range(20):
             fn()

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU measurements behind docs/BENCHMARKS.md, one stage per call of the device tool:
-#   bash tools/gpu_session.sh quant18|quant7|budgets|tg|closedloop|server
+#   bash tools/gpu_session.sh quant18|quant7|budgets|closedloop|server
 # Outputs (text + JSON) go to $OUT (default ./gpu-out; the device tool returns at most 8 files, so
 # a stage writing more is run with OUT=/tmp/x and tarred into the tool's $OUT). Wheels carried in .whl/ are installed
 # first when present (the GPU machine has no fastapi/uvicorn/pydantic).
@@ -21,19 +21,15 @@ case "${1:-}" in
   quant18)
     timeout 300 python3 tools/gpu_check_quant.py >"$OUT/gpu_check_quant.txt" 2>&1; echo "== gpu_check_quant rc=$?"
     grep -E "PASS|FAIL|rel [0-9.e+-]*[1-9]e-0[0-2]" "$OUT/gpu_check_quant.txt" | tail -8
-    bench quant18 --random-weights --family HY-MT1.5-1.8B --compare-quantization bf16,int8,int4,int4-tinygemm,fp8 ;;
+    bench quant18 --random-weights --family HY-MT1.5-1.8B --compare-quantization bf16,int8,int4-triton,int4,fp8 ;;
   quant7)
-    BENCH_TIMEOUT=${BENCH_TIMEOUT:-560} bench quant7 --random-weights --family HY-MT1.5-7B --compare-quantization bf16,int8,int4,int4-tinygemm,fp8 --num-requests 1000 ;;
+    BENCH_TIMEOUT=${BENCH_TIMEOUT:-560} bench quant7 --random-weights --family HY-MT1.5-7B --compare-quantization bf16,int8,int4-triton,int4,fp8 --num-requests 1000 ;;
   budgets)
-    TAIL=12 bench int4_7b_8gb --random-weights --family HY-MT1.5-7B --quantization int4 --gpu-memory-gb 8
-    TAIL=12 bench int4tg_7b_8gb --random-weights --family HY-MT1.5-7B --quantization int4-tinygemm --gpu-memory-gb 8
-    TAIL=12 bench int4_18_3gb --random-weights --family HY-MT1.5-1.8B --quantization int4 --gpu-memory-gb 3
-    TAIL=12 bench int4tg_18_3gb --random-weights --family HY-MT1.5-1.8B --quantization int4-tinygemm --gpu-memory-gb 3
+    for q in int4 int4-triton; do
+      TAIL=12 bench ${q}_7b_8gb --random-weights --family HY-MT1.5-7B --quantization $q --gpu-memory-gb 8
+      TAIL=12 bench ${q}_18_3gb --random-weights --family HY-MT1.5-1.8B --quantization $q --gpu-memory-gb 3
+    done
     TAIL=12 bench kvfp8_18 --random-weights --family HY-MT1.5-1.8B --kv-cache-dtype fp8 --gpu-memory-gb 8 ;;
-  tg)  # int4-tinygemm against int4 and bf16 on the 7B, and in the small budgets
-    BENCH_TIMEOUT=${BENCH_TIMEOUT:-360} bench tg7 --random-weights --family HY-MT1.5-7B --compare-quantization bf16,int4,int4-tinygemm --num-requests 1000
-    TAIL=12 bench int4tg_7b_8gb --random-weights --family HY-MT1.5-7B --quantization int4-tinygemm --gpu-memory-gb 8
-    TAIL=12 bench int4tg_18_3gb --random-weights --family HY-MT1.5-1.8B --quantization int4-tinygemm --gpu-memory-gb 3 ;;
   closedloop)  # the engine under a server's arrival pattern: 256 in flight, the next as each finishes
     bench closedloop18 --random-weights --family HY-MT1.5-1.8B --prompt-len-min 166 --prompt-len-max 208 \
       --num-requests 4000 --closed-loop 256 ;;
@@ -71,5 +67,5 @@ for _ in range(60):
       kill $server; wait $server 2>/dev/null; grep -iE "error|traceback" "$OUT/serve_$mode.log" | tail -3
       CONCURRENCY=512
     done ;;
-  *) echo "usage: $0 quant18|quant7|budgets|tg|closedloop|server" >&2; exit 2 ;;
+  *) echo "usage: $0 quant18|quant7|budgets|closedloop|server" >&2; exit 2 ;;
 esac

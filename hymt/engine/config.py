@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from hymt.errors import InvalidInputError
 
-QUANTIZATION_CHOICES = (None, "int8", "int4", "int4-tinygemm", "fp8")
+QUANTIZATION_CHOICES = (None, "int8", "int4", "int4-triton", "fp8")
 KV_CACHE_DTYPE_CHOICES = ("auto", "bf16", "fp16", "fp32", "fp8")
 
 
@@ -29,7 +29,7 @@ class EngineConfig:
         enforce_eager: never capture CUDA graphs.
         cuda_graph_max_bs: largest decode batch captured in a CUDA graph.
         enable_prefix_caching: share full KV blocks between prompts with the same prefix.
-        quantization: weight quantization applied at load: None, "int8", "int4", "int4-tinygemm" or "fp8".
+        quantization: weight quantization applied at load: None, "int8", "int4", "int4-triton" or "fp8".
         kv_cache_dtype: "auto" (the model dtype) or an explicit dtype.
         seed: seed of the engine's default generator (requests may carry their own).
     """

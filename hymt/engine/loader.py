@@ -264,7 +264,7 @@ def _prequantized_format(config: dict):
 
 
 def _kernel_variants(scheme) -> list[str]:
-    """Scheme names storing the same weights as `scheme` (int4 and int4-tinygemm): choosing
+    """Scheme names storing the same weights as `scheme` (int4 and int4-triton): choosing
     one of them for a pre-quantized checkpoint picks a kernel, it does not re-quantize."""
     return [name for name, other in _quant().SCHEMES.items()
             if (other.bits, other.has_zero_point, other.is_fp8) == (scheme.bits, scheme.has_zero_point, scheme.is_fp8)]

@@ -4,11 +4,11 @@ Same forward contract as hymt.engine.layers.linear.Linear. On CUDA with Triton t
 weight is read by the kernels of triton_int_matmul.py; elsewhere the weight is dequantized
 for each call and multiplied in torch (the reference path, exact up to the final rounding).
 
-The "int4-tinygemm" scheme, on a CUDA GPU (sm80+) in bf16, repacks the weight once loaded
+The "int4" scheme, on a CUDA GPU (sm80+) in bf16, repacks the weight once loaded
 (`finalize`) for torch's tinygemm kernel, which reads it 1.5-2x faster than cuBLAS reads bf16
 at a few rows; more rows run Triton kernels reading the same words (tinygemm_kernels.py).
 The repacked weight replaces ours, so memory stays at 4 bits a weight (docs/BENCHMARKS.md has
-the H200 figures against "int4" and bf16).
+the H200 figures against "int4-triton", which keeps our layout, and bf16).
 """
 from __future__ import annotations
 
@@ -152,10 +152,10 @@ def _packer_slot_permutation(device: torch.device) -> SlotPermutation | None:
     try:
         slot_k = row_slot_order(probe_tile_layout(device))
     except RuntimeError as e:
-        log.warning("int4-tinygemm falls back to the Triton int4 kernels: %s", e)
+        log.warning("int4 keeps its own layout and Triton kernels (no tinygemm): %s", e)
         return None
     perm = None if slot_k is None else slot_permutation(slot_k)
     if perm is None:
-        log.warning("int4-tinygemm falls back to the Triton int4 kernels: torch's int4 packer does not keep each "
+        log.warning("int4 keeps its own layout and Triton kernels (no tinygemm): torch's int4 packer does not keep each "
                     "row's weights of a tile in consecutive words, in an order that permutes the bits of k")
     return perm

@@ -2,12 +2,13 @@
 
 int8 / int4: weight-only, group-wise scales along the input dimension (int4 also carries an
 integer zero point per group, so GPTQ checkpoints map onto it); activations stay in the model
-dtype. They run on any CUDA GPU (Triton kernels) and on CPU (dequantize + matmul, the reference).
+dtype. They run on any CUDA GPU and on CPU (dequantize + matmul, the reference). On CUDA sm80+
+in bf16, int4 is repacked for torch's own int4 kernel ("tinygemm") for a few rows, with our
+Triton kernels reading the same words for more (int_linear.py); elsewhere, and as
+"int4-triton" everywhere, int4 keeps our packed layout and its Triton kernels.
 fp8: e4m3 weights with one scale per output channel and activations quantized per token at
 run time, multiplied by `torch._scaled_mm`; it needs Hopper-class GPUs (compute capability
 9.0+, row-wise scaled FP8 GEMMs). On CPU it runs as an exact emulation (the reference path).
-int4-tinygemm: the int4 weights, run on torch's own int4 kernel where it exists (CUDA sm80+,
-bf16): the fastest batch-1 decoding, about half of int4's throughput at large batches.
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ class QuantScheme:
     """One weight quantization scheme.
 
     Attributes:
-        name: "int8", "int4" or "fp8".
+        name: "int8", "int4", "int4-triton" or "fp8".
         bits: bits per stored weight.
         group_size: input columns sharing a scale (int schemes); 0 means one scale per output
             row (fp8).
@@ -55,9 +56,10 @@ class QuantScheme:
 
 SCHEMES: dict[str, QuantScheme] = {
     "int8": QuantScheme("int8", 8, DEFAULT_GROUP_SIZE, has_zero_point=False),
-    "int4": QuantScheme("int4", 4, DEFAULT_GROUP_SIZE, has_zero_point=True),
-    # Same weights as int4; decodes a few sequences faster, large batches ~2x slower (int_linear.py).
-    "int4-tinygemm": QuantScheme("int4-tinygemm", 4, DEFAULT_GROUP_SIZE, has_zero_point=True, kernel="tinygemm"),
+    "int4": QuantScheme("int4", 4, DEFAULT_GROUP_SIZE, has_zero_point=True, kernel="tinygemm"),
+    # Same weights as int4 in our own layout: batch-1 ~1.3-1.5x slower on the H200, large
+    # batches the same (docs/BENCHMARKS.md); kept for comparison and for GPUs tinygemm skips.
+    "int4-triton": QuantScheme("int4-triton", 4, DEFAULT_GROUP_SIZE, has_zero_point=True),
     "fp8": QuantScheme("fp8", 8, 0, has_zero_point=False),
 }
 

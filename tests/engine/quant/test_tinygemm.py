@@ -200,10 +200,10 @@ def test_linear_beyond_tinygemm_rows_reads_the_same_words():
         torch.testing.assert_close(tinygemm_layer_linear(x, tg, perm, 40), x @ expected.T, rtol=1e-3, atol=1e-3)
 
 
-def test_only_the_tinygemm_scheme_repacks():
+def test_only_int4_asks_for_tinygemm_and_cpu_keeps_the_reference_path():
     from hymt.engine.quant import IntWeightLinear, resolve_scheme
 
-    for name, kernel in (("int4", "triton"), ("int4-tinygemm", "tinygemm")):
+    for name, kernel in (("int4", "tinygemm"), ("int4-triton", "triton")):
         layer = IntWeightLinear(256, 16, resolve_scheme(name, "cpu"), dtype=torch.float32)
         layer.load_float_rows(0, torch.randn(16, 256))
         layer.finalize()  # on CPU tinygemm does not run: both keep the reference path

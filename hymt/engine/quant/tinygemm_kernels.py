@@ -2,8 +2,9 @@
 
 torch's tinygemm kernel (tinygemm.py) wins at a few rows and falls far behind from ~16. With
 its layout as the only copy of the weight, more rows are served from the same words:
-  TINYGEMM_MAX_M < M <= FUSED_MAX_M: fused dequantize + tl.dot;
-  M > FUSED_MAX_M: dequantize the weight once (in k order), then the vendor GEMM.
+  TINYGEMM_MAX_M < M <= FUSED_MAX_M: fused dequantize + tl.dot, for weights of at least
+      FUSED_MIN_WEIGHTS;
+  otherwise: dequantize the weight once (in k order), then the vendor GEMM.
 Both read each row's ROW_WORDS words of a tile in one contiguous load, unpack them in slot
 order and put them in k order in registers (SlotPermutation: a reshape and an axis
 permutation of the tile), so x is read as it is. Read as bytes, a row's words are our own
@@ -36,6 +37,11 @@ from hymt.engine.quant.triton_int_matmul import FUSED_MAX_M  # the crossover of 
 #: is still ahead of the fused kernel on our own layout for qkv/o/down (1.8B qkv 0.0061 vs
 #: 0.0079 ms), at 16 behind on qkv and gate_up.
 TINYGEMM_MAX_M = 8
+#: Smallest weight (N * K) the fused kernel serves. H200, tools/gpu_check_quant.py run 9, 16-64
+#: rows: dequantize + cuBLAS beat the fused kernel on the 1.8B's qkv, o and down (up to 12.6M
+#: weights; down 0.017 against 0.031-0.034 ms: 2048 outputs are 64 programs of 32 on 132
+#: SMs), tied on the 7B o (16.8M) and lost on every larger one (7B gate_up 0.145 against 0.093).
+FUSED_MIN_WEIGHTS = 4096 * 4096
 
 
 @triton.jit
@@ -148,6 +154,6 @@ def tinygemm_layer_linear(x: torch.Tensor, w: TinygemmWeights, perm: SlotPermuta
     m = x.shape[0]
     if m <= TINYGEMM_MAX_M:
         return tinygemm_linear(x, w)
-    if m <= FUSED_MAX_M:
+    if m <= FUSED_MAX_M and out_features * x.shape[1] >= FUSED_MIN_WEIGHTS:
         return tinygemm_mm(x, w, perm, out_features)
     return torch.nn.functional.linear(x, tinygemm_dequantize(w, perm, out_features, x.dtype))

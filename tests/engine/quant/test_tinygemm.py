@@ -200,6 +200,22 @@ def test_linear_beyond_tinygemm_rows_reads_the_same_words():
         torch.testing.assert_close(tinygemm_layer_linear(x, tg, perm, 40), x @ expected.T, rtol=1e-3, atol=1e-3)
 
 
+def test_small_weights_skip_the_fused_kernel(monkeypatch):
+    from hymt.engine.quant import tinygemm_kernels as kernels
+
+    calls = []
+    monkeypatch.setattr(kernels, "tinygemm_mm", lambda *a, **k: calls.append("fused"))
+    monkeypatch.setattr(kernels, "tinygemm_dequantize", lambda *a, **k: calls.append("dequantize") or torch.zeros(8, 256))
+    w = kernels.TinygemmWeights(torch.zeros(1, dtype=torch.int32), torch.zeros(2, 8, 2), 128)
+    perm = kernels.SlotPermutation((128,), (0,))
+    rows = kernels.TINYGEMM_MAX_M + 1
+    kernels.tinygemm_layer_linear(torch.zeros(rows, 256), w, perm, 8)  # 8 x 256 weights
+    monkeypatch.setattr(kernels, "FUSED_MIN_WEIGHTS", 8 * 256)
+    kernels.tinygemm_layer_linear(torch.zeros(rows, 256), w, perm, 8)
+    kernels.tinygemm_layer_linear(torch.zeros(kernels.FUSED_MAX_M + 1, 256), w, perm, 8)
+    assert calls == ["dequantize", "fused", "dequantize"]
+
+
 def test_only_int4_asks_for_tinygemm_and_cpu_keeps_the_reference_path():
     from hymt.engine.quant import IntWeightLinear, resolve_scheme
 

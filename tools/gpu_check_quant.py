@@ -78,7 +78,7 @@ def check_int(failures: list) -> None:
 
 
 def tinygemm_layer(q) -> IntWeightLinear:
-    """An int4 IntWeightLinear holding `q`, finalized: tinygemm up to TINYGEMM_MAX_M rows, then dequantize + cuBLAS."""
+    """An int4 IntWeightLinear holding `q`, finalized: tinygemm up to TINYGEMM_MAX_M rows, then the Triton kernels on its words."""
     n, k = q.scales.shape[0], q.qweight.shape[1] * 2
     layer = IntWeightLinear(k, n, resolve_scheme("int4", "cuda"), device=DEV, dtype=BF16)
     layer.load_quantized_rows(0, q)

@@ -42,6 +42,8 @@ TINYGEMM_MAX_M = 8
 #: weights; down 0.017 against 0.031-0.034 ms: 2048 outputs are 64 programs of 32 on 132
 #: SMs), tied on the 7B o (16.8M) and lost on every larger one (7B gate_up 0.145 against 0.093).
 FUSED_MIN_WEIGHTS = 4096 * 4096
+#: Output rows per program in both kernels (our int_mm's tiles: 32 x 128).
+BLOCK_N = 32
 
 
 @triton.jit
@@ -118,22 +120,20 @@ def _tg_dequant_kernel(
     tl.store(out, w.to(out_ptr.dtype.element_ty), mask=n_mask[:, None])
 
 
-def _consts(w: TinygemmWeights, perm: SlotPermutation, block_n: int) -> dict:
+def _consts(w: TinygemmWeights, perm: SlotPermutation) -> dict:
     return dict(GROUP=w.group_size, TILE_N=TILE_N, TILE_K=TILE_K, TILE_BYTES=TILE_WORDS * 4, ROW_BYTES=ROW_WORDS * 4,
-                SLOT_SHAPE=perm.slot_shape, K_ORDER=tuple(a + 1 for a in perm.k_axes), BLOCK_N=block_n)
+                SLOT_SHAPE=perm.slot_shape, K_ORDER=tuple(a + 1 for a in perm.k_axes), BLOCK_N=BLOCK_N)
 
 
-def tinygemm_mm(x: torch.Tensor, w: TinygemmWeights, perm: SlotPermutation, out_features: int, *,
-                block_n: int = 32, num_warps: int = 4, num_stages: int = 3) -> torch.Tensor:
-    """x [M, K] contiguous -> x @ W.T [M, N], fused. Tiles as our int_mm's up to 64 rows; the
-    launch knobs are exposed for tools/gpu_check_quant.py."""
+def tinygemm_mm(x: torch.Tensor, w: TinygemmWeights, perm: SlotPermutation, out_features: int) -> torch.Tensor:
+    """x [M, K] contiguous -> x @ W.T [M, N], fused. Tiles as our int_mm's up to 64 rows."""
     m, k = x.shape
     block_m = 16 if m <= 16 else (32 if m <= 32 else 64)
     out = x.new_empty((m, out_features))
     saz = w.scales_and_zeros  # [groups, N, 2]
-    grid = (triton.cdiv(out_features, block_n), triton.cdiv(m, block_m))
+    grid = (triton.cdiv(out_features, BLOCK_N), triton.cdiv(m, block_m))
     _tg_mm_kernel[grid](x, w.packed, saz, out, m, out_features, k, x.stride(0), out.stride(0), saz.stride(0),
-                        BLOCK_M=block_m, num_warps=num_warps, num_stages=num_stages, **_consts(w, perm, block_n))
+                        BLOCK_M=block_m, num_warps=4, num_stages=3, **_consts(w, perm))
     return out
 
 
@@ -142,10 +142,9 @@ def tinygemm_dequantize(w: TinygemmWeights, perm: SlotPermutation, out_features:
     saz = w.scales_and_zeros  # [groups, N, 2]
     in_features = saz.shape[0] * w.group_size
     out = torch.empty((out_features, in_features), device=w.packed.device, dtype=dtype)
-    block_n = 32
-    grid = (triton.cdiv(out_features, block_n), in_features // TILE_K)
+    grid = (triton.cdiv(out_features, BLOCK_N), in_features // TILE_K)
     _tg_dequant_kernel[grid](w.packed, saz, out, out_features, in_features, out.stride(0), saz.stride(0),
-                             **_consts(w, perm, block_n))
+                             **_consts(w, perm))
     return out
 
 

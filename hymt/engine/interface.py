@@ -84,6 +84,8 @@ class EngineStats:
         kv_blocks_total / kv_blocks_used: paged-KV occupancy (0 where not paged).
         gpu_memory_bytes: device memory the engine holds now (0 on CPU).
         generated_tokens_total: tokens generated since start.
+        generation_steps_total: engine steps (model calls) that generated a token since start;
+            generated / steps is the mean batch the engine ran.
         prompt_tokens_total: prompt tokens computed since start.
         engine_process_cpu_seconds: CPU time of the engine's own process (an EngineProcess
             child) since it started; 0 when the engine runs in the caller's process.
@@ -95,5 +97,6 @@ class EngineStats:
     kv_blocks_used: int = 0
     gpu_memory_bytes: int = 0
     generated_tokens_total: int = 0
+    generation_steps_total: int = 0
     prompt_tokens_total: int = 0
     engine_process_cpu_seconds: float = 0.0

@@ -241,6 +241,7 @@ class NativeEngine(Engine):
             kv_blocks_used=bm.num_used_blocks,
             gpu_memory_bytes=torch.cuda.memory_reserved(self.device) if self.device.type == "cuda" else 0,
             generated_tokens_total=sched.generated_tokens,
+            generation_steps_total=sched.generation_steps,
             prompt_tokens_total=sched.prompt_tokens_computed,
         )
 

@@ -115,6 +115,7 @@ class Scheduler:
         self.num_preemptions = 0
         self.prompt_tokens_computed = 0
         self.generated_tokens = 0
+        self.generation_steps = 0  # steps that generated a token: tokens / steps = mean batch
 
     # -- requests ---------------------------------------------------------------------------
     def check_fits(self, num_prompt_tokens: int, max_tokens: int) -> None:
@@ -258,6 +259,7 @@ class Scheduler:
                 finished.append(seq)
                 self._retire(seq, status is running_state)
         self.generated_tokens += len(progressed)
+        self.generation_steps += bool(progressed)
         if finished:
             self.running = [s for s in self.running if s.status is running_state]
         return StepResult(progressed, finished)

@@ -180,6 +180,7 @@ async def status(request: Request) -> dict[str, Any]:
         "kv_usage": round(used / total, 4) if total else 0.0,
         "gpu_memory_bytes": stats.gpu_memory_bytes,
         "generated_tokens_total": stats.generated_tokens_total,
+        "generation_steps_total": stats.generation_steps_total,
         "max_chars": st.settings.max_chars,
         "max_batch": st.settings.max_batch,
         "languages": len(LANGUAGES),

@@ -124,6 +124,7 @@ def test_stats_count_tokens(tiny_config):
     stats = eng.stats()
     assert isinstance(stats, EngineStats)
     assert stats.prompt_tokens_total == 5 and stats.generated_tokens_total == 6
+    assert stats.generation_steps_total == 3  # both sequences in every step
     assert stats.kv_blocks_total == 63 and stats.kv_blocks_used == 0
     assert (stats.num_running, stats.num_waiting) == (0, 0)
     assert eng.memory_report().num_kv_blocks == 64

@@ -26,6 +26,7 @@ def test_metrics_cover_requests_engine_and_queue(client):
     assert series['hymt_requests_total{protocol="libretranslate",route="/translate",status="200"}'] >= 1
     assert series['hymt_request_duration_seconds_count{protocol="native",route="/api/translate"}'] >= 2
     assert series["hymt_generation_tokens_total"] > 0 and series["hymt_prompt_tokens_total"] > 0
+    assert 0 < series["hymt_generation_steps_total"] <= series["hymt_generation_tokens_total"]
     assert series["hymt_model_ready"] == 1 and series["hymt_queue_limit"] == 256
     assert series['hymt_translated_items_total{protocol="native"}'] >= 1
     for name in ("hymt_queue_depth", "hymt_num_requests_running", "hymt_num_requests_waiting",

@@ -104,6 +104,7 @@ class TransformersEngine(Engine):
         self._ids = itertools.count()
         self._prompt_tokens = 0
         self._generated_tokens = 0
+        self._generation_steps = 0
 
     # -- Engine interface -------------------------------------------------------------------
 
@@ -142,6 +143,7 @@ class TransformersEngine(Engine):
             num_waiting=len(self._queue),
             gpu_memory_bytes=int(mem),
             generated_tokens_total=self._generated_tokens,
+            generation_steps_total=self._generation_steps,
             prompt_tokens_total=self._prompt_tokens,
         )
 
@@ -213,6 +215,7 @@ class TransformersEngine(Engine):
             raise EngineError(f"transformers generate() failed: {exc}") from exc
         finish = time.perf_counter()
         new = out[:, input_ids.shape[1] :].tolist()  # [batch, steps]
+        self._generation_steps += out.shape[1] - input_ids.shape[1]
         stops = set(self.effective_stop_ids(params))
         results = []
         for pending, row in zip(group, new):

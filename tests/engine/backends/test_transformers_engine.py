@@ -107,6 +107,7 @@ def test_abort_drops_queued_requests(tiny_hf_model):
     assert [o.request_id for o in outs] == [keep]
     assert not engine.has_unfinished()
     assert engine.stats().generated_tokens_total == 3
+    assert engine.stats().generation_steps_total == 3
 
 
 def test_bad_input_names_the_field(tiny_hf_model):

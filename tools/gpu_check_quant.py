@@ -194,17 +194,20 @@ def launch_cost() -> None:
     pays per projection (the GPU work at M = 64 is a few microseconds, so the host bounds it)."""
     import time
 
-    print("\n== (d) eager host time per projection call, 1.8B qkv, M = 64, us")
+    print("\n== (d) eager host time per projection call, 1.8B qkv (gate_up for the fused kernel), M = 64, us")
     n, k = SHAPES["1.8B"][0][1:]
     w = torch.randn(n, k, device=DEV, dtype=BF16) * 0.02
     q4 = quantize_int(w, 4, 128, BF16)
     tg = to_tinygemm(q4)
     layer = tinygemm_layer(q4)
+    n_wide, k_wide = SHAPES["1.8B"][2][1:]
+    wide = tinygemm_layer(quantize_int(torch.randn(n_wide, k_wide, device=DEV) * 0.02, 4, 128, BF16))
     x = torch.randn(64, k, device=DEV, dtype=BF16)
     calls = {"bf16": lambda: F.linear(x, w),
              "int4 triton": lambda: int_linear_triton(x, q4.qweight, q4.scales, q4.zeros, 4, 128),
              "int4 tinygemm": lambda: tinygemm_linear(x, tg),
-             "int4 layer (tinygemm layout, tg fused)": lambda: layer(x)}
+             "int4 layer, qkv (tg dequantize + cuBLAS)": lambda: layer(x),
+             "int4 layer, gate_up (tg fused)": lambda: wide(x)}
     for name, fn in calls.items():
         for _ in range(20):
             fn()
@@ -214,7 +217,7 @@ def launch_cost() -> None:
             fn()
         host = (time.perf_counter() - t0) / 200 * 1e6
         torch.cuda.synchronize()
-        print(f"{name:>31}: {host:6.1f} us")
+        print(f"{name:>42}: {host:6.1f} us")
 
 
 def main() -> int:

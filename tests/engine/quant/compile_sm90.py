@@ -1,5 +1,6 @@
 """Compiles the int4 matmul kernels for an H100/H200 (sm_90) on this machine, no GPU needed,
-and prints how each loads its weights, as JSON: {kernel: {"byte_loads": n, "cp_async": n}}.
+and prints how each loads its weights and how many int-to-float conversions it has, as JSON:
+{kernel: {"byte_loads": n, "cp_async": n, "vector_loads": n, "int_to_float": n}}.
 
 Run in a process of its own: the test suite imports triton under its interpreter, which
 cannot compile. The divisibility hints are the ones Triton's launcher gives arguments that
@@ -25,6 +26,7 @@ KERNELS = {  # name: (kernel, pointer dtypes, constexprs)
     "int_mm": (triton_int_matmul._int_mm_kernel, {"qw_ptr": "*u8"}, {**INT4, "BLOCK_M": 16, "BLOCK_N": 32, "BLOCK_K": 128}),
     "int_dequant": (triton_int_matmul._int_dequant_kernel, {"qw_ptr": "*u8"}, {**INT4, "BLOCK_N": 32, "BLOCK_K": 128}),
     "tg_mm": (tinygemm_kernels._tg_mm_kernel, {"words_ptr": "*i32"}, {**TILE, "BLOCK_M": 16, "BLOCK_N": 32}),
+    "tg_mm_wide": (tinygemm_kernels._tg_mm_kernel, {"words_ptr": "*i32"}, {**TILE, "BLOCK_M": 64, "BLOCK_N": 64}),
     "tg_dequant": (tinygemm_kernels._tg_dequant_kernel, {"words_ptr": "*i32"}, {**TILE, "BLOCK_N": 32}),
 }
 
@@ -38,7 +40,8 @@ def weight_loads(kernel, pointers: dict, constexprs: dict) -> dict:
     ptx = triton.compile(source, target=GPUTarget("cuda", 90, 32), options={"num_warps": 4, "num_stages": 3}).asm["ptx"]
     return {"byte_loads": len(re.findall(r"ld\.global(?:\.\w+)*\.[bu]8\b", ptx)),
             "cp_async": len(re.findall(r"cp\.async\.c[ag]\.shared\.global", ptx)),
-            "vector_loads": len(re.findall(r"ld\.global(?:\.\w+)*\.v[24]\.", ptx))}
+            "vector_loads": len(re.findall(r"ld\.global(?:\.\w+)*\.v[24]\.", ptx)),
+            "int_to_float": len(re.findall(r"cvt\.rn\.(?:f32|f16|bf16)\.[us](?:8|16|32)\b", ptx))}
 
 
 if __name__ == "__main__":

@@ -190,12 +190,24 @@ def test_fused_kernel_reads_x_as_it_is(group, order):
 
 
 @pytest.mark.usefixtures("triton_interpreter")
+def test_fused_kernel_with_wide_programs(monkeypatch):
+    """Outputs of at least WIDE_N run in programs of 64 rows (40 outputs here: one, masked)."""
+    pytest.importorskip("triton")
+    from hymt.engine.quant import tinygemm_kernels as kernels
+
+    monkeypatch.setattr(kernels, "WIDE_N", 40)
+    tg, perm, expected, _ = _packed_case(40, 256, 128, ORDERS["cuda"], seed=4)
+    x = torch.randn(70, 256)  # two M-blocks of 64
+    torch.testing.assert_close(kernels.tinygemm_mm(x, tg, perm, 40), x @ expected.T, rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.usefixtures("triton_interpreter")
 def test_linear_beyond_tinygemm_rows_reads_the_same_words():
     pytest.importorskip("triton")
-    from hymt.engine.quant.tinygemm_kernels import FUSED_MAX_M, TINYGEMM_MAX_M, tinygemm_layer_linear
+    from hymt.engine.quant.tinygemm_kernels import TG_FUSED_MAX_M, TINYGEMM_MAX_M, tinygemm_layer_linear
 
     tg, perm, expected, _ = _packed_case(40, 256, 128, ORDERS["cuda"], seed=7)
-    for rows in (TINYGEMM_MAX_M + 1, FUSED_MAX_M + 1):  # the fused kernel, then dequantize + GEMM
+    for rows in (TINYGEMM_MAX_M + 1, TG_FUSED_MAX_M + 1):  # the fused kernel, then dequantize + GEMM
         x = torch.randn(rows, 256)
         torch.testing.assert_close(tinygemm_layer_linear(x, tg, perm, 40), x @ expected.T, rtol=1e-3, atol=1e-3)
 
@@ -212,8 +224,9 @@ def test_small_weights_skip_the_fused_kernel(monkeypatch):
     kernels.tinygemm_layer_linear(torch.zeros(rows, 256), w, perm, 8)  # 8 x 256 weights
     monkeypatch.setattr(kernels, "FUSED_MIN_WEIGHTS", 8 * 256)
     kernels.tinygemm_layer_linear(torch.zeros(rows, 256), w, perm, 8)
-    kernels.tinygemm_layer_linear(torch.zeros(kernels.FUSED_MAX_M + 1, 256), w, perm, 8)
-    assert calls == ["dequantize", "fused", "dequantize"]
+    kernels.tinygemm_layer_linear(torch.zeros(kernels.TG_FUSED_MAX_M, 256), w, perm, 8)
+    kernels.tinygemm_layer_linear(torch.zeros(kernels.TG_FUSED_MAX_M + 1, 256), w, perm, 8)
+    assert calls == ["dequantize", "fused", "fused", "dequantize"]
 
 
 def test_only_int4_asks_for_tinygemm_and_cpu_keeps_the_reference_path():

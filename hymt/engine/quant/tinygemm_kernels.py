@@ -22,11 +22,10 @@ arithmetic, so it issued 1-byte loads, 2-3x slower than our int4's fused kernel 
 rows. The multiple_of / max_contiguous hints in _load_tile are what make the loads 16-byte
 (checked in the sm_90 PTX: the same cp.async as triton_int_matmul's).
 
-The 4-bit values become bf16 without an int-to-float conversion: 0x4300 | q is the bf16
-128 + q, so (that - 136) * scale + offset is two packed bf16x2 ops per two weights. The
-conversion (I2F, one per weight, on the SM's slow conversion pipe) bounded the fused kernel:
-H200 probe run 11: 5-15 % faster at 16-128 rows on every projection, the same GEMM error
-(the weights were rounded to bf16 for the dot before as well).
+The 4-bit values become bf16 without an int-to-float conversion (int4_minus): (q - 8) *
+scale + offset is two packed bf16x2 ops per two weights. H200 probe run 11: 5-15 % faster at
+16-128 rows on every projection, the same GEMM error (the weights were rounded to bf16 for
+the dot before as well).
 """
 from __future__ import annotations
 
@@ -39,6 +38,7 @@ import triton.language as tl
 from hymt.engine.quant.tinygemm import (
     ROW_WORDS, TILE_K, TILE_N, TILE_WORDS, SlotPermutation, TinygemmWeights, tinygemm_linear,
 )
+from hymt.engine.quant.triton_int_matmul import int4_minus
 
 #: Most rows served by torch's tinygemm. H200 sweep of tools/gpu_check_quant.py: at 8 rows it
 #: is still ahead of the fused kernel on our own layout for qkv/o/down (1.8B qkv 0.0061 vs
@@ -78,12 +78,9 @@ def _load_tile(words_ptr, row_byte, n_mask, k0, saz_ptr, rn, stride_sg,
     packed = tl.load(w8_ptr + row[:, None] + rb[None, :], mask=n_mask[:, None], other=0)
     q = tl.reshape(tl.join(packed & 0xF, (packed >> 4) & 0xF), (BLOCK_N,) + SLOT_SHAPE)  # slot 2j low, 2j + 1 high
     q = tl.reshape(tl.permute(q, (0,) + K_ORDER), (BLOCK_N, TILE_K))  # [BN, TILE_K] in k order
-    if saz_ptr.dtype.element_ty == tl.bfloat16:  # decided at compile time
-        q = (q.to(tl.uint16) | 0x4300).to(tl.bfloat16, bitcast=True)  # 128 + q, exact (module docstring)
-        bias: tl.constexpr = 136.0
-    else:  # float32 scales: the CPU tests, under Triton's interpreter, which has no bf16
-        q = (q.to(tl.uint32) | 0x4B000000).to(tl.float32, bitcast=True)  # 2^23 + q, exact
-        bias: tl.constexpr = 8388616.0
+    # q - 8, exactly, in the scales' dtype: bf16 on the GPU; float32 in the CPU tests (Triton's
+    # interpreter has no bf16)
+    q = int4_minus(q, 8.0, saz_ptr.dtype.element_ty)
     if GROUP >= TILE_K:  # the tile lies in one group: a (scale, offset) per row
         sz = saz_ptr + (k0 // GROUP) * stride_sg + rn * 2  # [groups, N, 2]
         scale = tl.load(sz, mask=n_mask, other=0)[:, None]  # bf16
@@ -93,7 +90,7 @@ def _load_tile(words_ptr, row_byte, n_mask, k0, saz_ptr, rn, stride_sg,
         sz = saz_ptr + group[None, :] * stride_sg + rn[:, None] * 2
         scale = tl.load(sz, mask=n_mask[:, None], other=0)
         offset = tl.load(sz + 1, mask=n_mask[:, None], other=0)
-    return (q - bias) * scale + offset  # q - bias is exact; one rounding in the fma
+    return q * scale + offset  # one rounding, in the fma
 
 
 @triton.jit

@@ -26,16 +26,49 @@ _GEMV_TARGET_PROGRAMS = 512
 
 
 @triton.jit
+def int4_minus(q, sub, DTYPE: tl.constexpr):
+    """4-bit values q (0..15, an integer tensor) minus `sub` (a number, or integer-valued
+    floats such as zero points, 0..15), exactly, in DTYPE: bf16, fp16 or float32.
+
+    No int-to-float conversion: q or'ed into the low mantissa bits of a power of two B is
+    the float B + q (bf16 128, fp16 1024, float32 2^23), and B + q - (B + sub) is exact.
+    The conversion (I2F, one per weight, on the SM's slow conversion pipe) is what bounded
+    the fused kernels (docs/BENCHMARKS.md, H200): on tinygemm's words 5-15 % faster at 16-128
+    rows (run 11); on ours 8-30 % at 16-32 rows, within +-10 % at 64 (run 13).
+    """
+    if DTYPE == tl.bfloat16:
+        return (q.to(tl.uint16) | 0x4300).to(tl.bfloat16, bitcast=True) - (sub + 128.0)
+    elif DTYPE == tl.float16:
+        return (q.to(tl.uint16) | 0x6400).to(tl.float16, bitcast=True) - (sub + 1024.0)
+    else:
+        return (q.to(tl.uint32) | 0x4B000000).to(tl.float32, bitcast=True) - (sub + 8388608.0)
+
+
+@triton.jit
 def _load_q(qw_ptr, rn, n_mask, k0, stride_qw, BITS: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
-    """Unpacked integer weights of rows rn, columns [k0, k0 + BLOCK_K) -> float32 [BLOCK_N, BLOCK_K]."""
+    """Integer weights of rows rn, columns [k0, k0 + BLOCK_K) -> [BLOCK_N, BLOCK_K]: uint8 0..15
+    (int4, unpacked) or int8."""
     if BITS == 4:
         rkp = k0 // 2 + tl.arange(0, BLOCK_K // 2)
         packed = tl.load(qw_ptr + rn[:, None] * stride_qw + rkp[None, :], mask=n_mask[:, None], other=0)
-        low = (packed & 0xF).to(tl.float32)
-        high = ((packed >> 4) & 0xF).to(tl.float32)
-        return tl.reshape(tl.join(low, high), (BLOCK_N, BLOCK_K))  # k = 2j low, 2j + 1 high
+        return tl.reshape(tl.join(packed & 0xF, (packed >> 4) & 0xF), (BLOCK_N, BLOCK_K))  # k = 2j low, 2j + 1 high
     rk = k0 + tl.arange(0, BLOCK_K)
-    return tl.load(qw_ptr + rn[:, None] * stride_qw + rk[None, :], mask=n_mask[:, None], other=0).to(tl.float32)
+    return tl.load(qw_ptr + rn[:, None] * stride_qw + rk[None, :], mask=n_mask[:, None], other=0)
+
+
+@triton.jit
+def _dequant_q(q, s_ptr, z_ptr, rn, n_mask, g, stride_s, BITS: tl.constexpr, HAS_ZERO: tl.constexpr):
+    """_load_q's q of group g -> (q - zero) * scale [BLOCK_N, BLOCK_K] in the scales' dtype
+    (int4), or float32 (int8)."""
+    scale = tl.load(s_ptr + rn * stride_s + g, mask=n_mask, other=0)[:, None]
+    if HAS_ZERO:
+        zero = tl.load(z_ptr + rn * stride_s + g, mask=n_mask, other=0)[:, None]
+    else:
+        zero = 0.0
+    if BITS == 4:
+        return int4_minus(q, zero, s_ptr.dtype.element_ty) * scale  # one rounding, as in float32 then a cast
+    else:
+        return (q.to(tl.float32) - zero) * scale.to(tl.float32)
 
 
 @triton.jit
@@ -53,6 +86,9 @@ def _int_gemv_kernel(
         k0 = k_begin + kk
         x = tl.load(x_ptr + k0 + tl.arange(0, BLOCK_K)).to(tl.float32)  # [BLOCK_K]
         q = _load_q(qw_ptr, rn, n_mask, k0, stride_qw, BITS, BLOCK_N, BLOCK_K)
+        # The conversion stays here: int4_minus's float32 form made the 7B gate_up GEMV slower
+        # (H200 run 13: 0.049 -> 0.057 ms); the GEMV is bound by its weight reads.
+        q = q.to(tl.float32)  # [BN, BK]
         g = k0 // GROUP
         scale = tl.load(s_ptr + rn * stride_s + g, mask=n_mask, other=0).to(tl.float32)
         dot = tl.sum(q * x[None, :], axis=1)
@@ -83,12 +119,7 @@ def _int_mm_kernel(
         rk = k0 + tl.arange(0, BLOCK_K)
         a = tl.load(x_ptr + rm[:, None] * stride_xm + rk[None, :], mask=m_mask[:, None], other=0.0)  # [BM, BK]
         q = _load_q(qw_ptr, rn, n_mask, k0, stride_qw, BITS, BLOCK_N, BLOCK_K)  # [BN, BK]
-        g = k0 // GROUP
-        scale = tl.load(s_ptr + rn * stride_s + g, mask=n_mask, other=0).to(tl.float32)
-        if HAS_ZERO:
-            zero = tl.load(z_ptr + rn * stride_s + g, mask=n_mask, other=0).to(tl.float32)
-            q = q - zero[:, None]
-        w = (q * scale[:, None]).to(a.dtype)
+        w = _dequant_q(q, s_ptr, z_ptr, rn, n_mask, k0 // GROUP, stride_s, BITS, HAS_ZERO).to(a.dtype)
         acc = tl.dot(a, tl.trans(w), acc)
     out = out_ptr + rm[:, None] * stride_om + rn[None, :]
     tl.store(out, acc.to(out_ptr.dtype.element_ty), mask=m_mask[:, None] & n_mask[None, :])
@@ -103,13 +134,9 @@ def _int_dequant_kernel(
     k0 = tl.program_id(1) * BLOCK_K
     n_mask = rn < N
     q = _load_q(qw_ptr, rn, n_mask, k0, stride_qw, BITS, BLOCK_N, BLOCK_K)
-    g = k0 // GROUP
-    scale = tl.load(s_ptr + rn * stride_s + g, mask=n_mask, other=0).to(tl.float32)
-    if HAS_ZERO:
-        q = q - tl.load(z_ptr + rn * stride_s + g, mask=n_mask, other=0).to(tl.float32)[:, None]
+    w = _dequant_q(q, s_ptr, z_ptr, rn, n_mask, k0 // GROUP, stride_s, BITS, HAS_ZERO)
     rk = k0 + tl.arange(0, BLOCK_K)
-    tl.store(out_ptr + rn[:, None] * stride_o + rk[None, :], (q * scale[:, None]).to(out_ptr.dtype.element_ty),
-             mask=n_mask[:, None])
+    tl.store(out_ptr + rn[:, None] * stride_o + rk[None, :], w.to(out_ptr.dtype.element_ty), mask=n_mask[:, None])
 
 
 def _block_k(group_size: int) -> int:

@@ -72,3 +72,14 @@ def test_dispatch_by_rows():
         x = torch.randn(m, 128)
         torch.testing.assert_close(int_linear_triton(x, q.qweight, q.scales, q.zeros, 4, 64), x @ w.T,
                                    rtol=1e-3, atol=1e-3)
+
+
+def test_int4_dequantize_with_float16_scales():
+    """int4_minus's float16 branch (bf16 has no interpreter support; the GPU check covers it):
+    (q - zero) * scale rounded once to float16, as torch computes it in float32 and casts."""
+    from hymt.engine.quant.triton_int_matmul import int_dequantize
+
+    torch.manual_seed(13)
+    q = quantize_int(torch.randn(48, 256) * 0.1, 4, 128, torch.float16)
+    out = int_dequantize(q.qweight, q.scales, q.zeros, 4, 128, 256, torch.float16)
+    assert torch.equal(out, dequantize_int(q, torch.float32).to(torch.float16))

@@ -125,7 +125,7 @@ class _EngineCollector(Collector):
         yield generated
         steps = CounterMetricFamily("hymt_generation_steps",
                                     "Engine steps that generated tokens (tokens / steps = mean batch)")
-        steps.add_metric([], getattr(stats, "generation_steps_total", 0))
+        steps.add_metric([], stats.generation_steps_total)
         yield steps
         prompt = CounterMetricFamily("hymt_prompt_tokens", "Prompt tokens computed by the engine")
         prompt.add_metric([], stats.prompt_tokens_total)

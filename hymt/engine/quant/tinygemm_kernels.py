@@ -38,7 +38,7 @@ import triton.language as tl
 from hymt.engine.quant.tinygemm import (
     ROW_WORDS, TILE_K, TILE_N, TILE_WORDS, SlotPermutation, TinygemmWeights, tinygemm_linear,
 )
-from hymt.engine.quant.triton_int_matmul import int4_minus
+from hymt.engine.quant.triton_int_matmul import fused_block_m, int4_minus
 
 #: Most rows served by torch's tinygemm. H200 sweep of tools/gpu_check_quant.py: at 8 rows it
 #: is still ahead of the fused kernel on our own layout for qkv/o/down (1.8B qkv 0.0061 vs
@@ -83,7 +83,7 @@ def _load_tile(words_ptr, row_byte, n_mask, k0, saz_ptr, rn, stride_sg,
     q = int4_minus(q, 8.0, saz_ptr.dtype.element_ty)
     if GROUP >= TILE_K:  # the tile lies in one group: a (scale, offset) per row
         sz = saz_ptr + (k0 // GROUP) * stride_sg + rn * 2  # [groups, N, 2]
-        scale = tl.load(sz, mask=n_mask, other=0)[:, None]  # bf16
+        scale = tl.load(sz, mask=n_mask, other=0)[:, None]  # the scales' dtype, as q
         offset = tl.load(sz + 1, mask=n_mask, other=0)[:, None]
     else:
         group = (k0 + tl.arange(0, TILE_K)) // GROUP  # [TILE_K]
@@ -149,7 +149,7 @@ def _tile_constants(group_size: int, perm: SlotPermutation) -> dict:
 def tinygemm_mm(x: torch.Tensor, w: TinygemmWeights, perm: SlotPermutation, out_features: int) -> torch.Tensor:
     """x [M, K] bf16 contiguous -> x @ W.T [M, N], fused; M-blocks of 16, 32 or 64 rows."""
     m, k = x.shape
-    block_m = 16 if m <= 16 else (32 if m <= 32 else 64)
+    block_m = fused_block_m(m)
     block_n = WIDE_BLOCK_N if out_features >= WIDE_N and block_m != 32 else BLOCK_N
     out = x.new_empty((m, out_features))
     saz = w.scales_and_zeros  # [groups, N, 2]

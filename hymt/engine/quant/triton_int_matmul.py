@@ -139,6 +139,11 @@ def _int_dequant_kernel(
     tl.store(out_ptr + rn[:, None] * stride_o + rk[None, :], w.to(out_ptr.dtype.element_ty), mask=n_mask[:, None])
 
 
+def fused_block_m(m: int) -> int:
+    """Rows per program of the fused kernels (ours and tinygemm_kernels'): 16, 32 or 64."""
+    return 16 if m <= 16 else (32 if m <= 32 else 64)
+
+
 def _block_k(group_size: int) -> int:
     return min(group_size, 128)
 
@@ -177,7 +182,7 @@ def int_mm(x, qweight, scales, zeros, bits: int, group_size: int, *, block_n: in
     """x [M, K] (M <= FUSED_MAX_M) -> [M, N] with the fused dequantize + dot kernel."""
     m, k = x.shape
     n = scales.shape[0]
-    block_m = 16 if m <= 16 else (32 if m <= 32 else 64)
+    block_m = fused_block_m(m)
     # 32 x 128 tiles: the fastest in the H200 sweep of tools/gpu_check_quant.py (2026-12-03)
     # for every 1.8B and 7B projection but one; int4 batch-1 TTFT 31.8 -> 23.6 ms.
     block_n = block_n or 32

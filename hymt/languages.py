@@ -1,8 +1,8 @@
 """The 38 languages the Hunyuan translation models support, and how clients name them.
 
-One table (`LANGUAGES`, models.md §9 order): code, English name (for English prompt
+One table (`LANGUAGES`, docs/reference/models.md §9 order): code, English name (for English prompt
 templates), Chinese name (for Chinese ones), the codes clients send instead of ours
-(api-conventions.md §4) and the Unicode scripts a text in that language is written in (for
+(docs/reference/protocols.md §4) and the Unicode scripts a text in that language is written in (for
 quality checks such as "the answer is in the wrong script").
 
 Lookup (`get_language`) is case-insensitive, treats `_` as `-`, accepts codes, aliases and
@@ -46,7 +46,7 @@ _HAN = ("Han",)
 _ARABIC = ("Arabic",)
 _CYRILLIC = ("Cyrillic",)
 
-# models.md §9, in table order. Kazakh and Mongolian are also written in Arabic and traditional
+# docs/reference/models.md §9, in table order. Kazakh and Mongolian are also written in Arabic and traditional
 # Mongolian script in China (the Mandarin<->minority test sets), so those count as their script too.
 LANGUAGES: tuple[Language, ...] = (
     Language("zh", "Chinese", "中文", ("zh-CN", "zh-Hans", "zh-SG", "cn"), _HAN),
@@ -91,7 +91,7 @@ LANGUAGES: tuple[Language, ...] = (
     Language("yue", "Cantonese", "粤语", ("zh-yue",), _HAN),
 )
 
-#: Codes whose prompts use the Chinese template (models.md §7: treat zh-Hant and yue as ZH).
+#: Codes whose prompts use the Chinese template (docs/reference/models.md §7: treat zh-Hant and yue as ZH).
 CHINESE_CODES = frozenset({"zh", "zh-Hant", "yue"})
 
 

@@ -41,12 +41,12 @@ from hymt.engine.layers import (  # noqa: E402
     RotaryEmbedding, SeqChunk, apply_rotary, build_attention_metadata, paged_attention_torch, rms_norm, store_kv,
 )
 from hymt.engine.loader import load_model  # noqa: E402
-from hymt.engine.models import allocate_kv_cache  # noqa: E402
+from hymt.engine.network import allocate_kv_cache  # noqa: E402
 
 DEV = torch.device("cuda")
 BLOCK = 16
 KERNEL_DTYPE = torch.bfloat16  # dtype of the (b) kernel checks
-FALLBACK_CONFIGS = {  # models.md §2.1, used when hymt.testing.real_shape_config is absent
+FALLBACK_CONFIGS = {  # docs/reference/models.md §2.1, used when hymt.testing.real_shape_config is absent
     "HY-MT1.5-1.8B": dict(vocab_size=120818, hidden_size=2048, intermediate_size=6144, num_attention_heads=16,
                           num_key_value_heads=4, bos_token_id=120000, eos_token_id=120020, pad_token_id=120002,
                           rope_scaling={"type": "dynamic", "alpha": 1000.0, "factor": 1.0}),
@@ -341,7 +341,7 @@ def time_attention(cfg: dict) -> None:
     qp, kp = torch.randn(256, heads, 40, dim, device=DEV).bfloat16(), torch.randn(256, kv, 40, dim, device=DEV).bfloat16()
     sdpa, _ = gpu_ms(lambda: F.scaled_dot_product_attention(qp, kp, kp, is_causal=True, enable_gqa=True))
     rows.append(["prefill 256 x 40 causal (one layer)", ms, sdpa])
-    table("(c) attention kernels, ms per layer (SDPA on dense tensors, no paging: engine-notes §3.3)",
+    table("(c) attention kernels, ms per layer (SDPA on dense tensors, no paging: docs/reference/engine.md §3.3)",
           ["shape", "hymt triton (paged)", "sdpa default (dense)"], rows)
 
 

@@ -36,7 +36,7 @@ class BaselineRuns:
 def native_weights_for_hf(native_model) -> dict[str, torch.Tensor] | None:
     """HF-named CPU copies of the native model's weights; None when they are not plain floats
     (quantized weights have no HF equivalent)."""
-    from hymt.engine.models.hunyuan_weights import weight_targets
+    from hymt.engine.network.hunyuan_weights import weight_targets
 
     try:
         targets = weight_targets(native_model)

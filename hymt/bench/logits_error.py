@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import torch
 
 from hymt.engine.layers import SeqChunk, build_attention_metadata
-from hymt.engine.models import allocate_kv_cache
+from hymt.engine.network import allocate_kv_cache
 
 _BLOCK = 16
 

@@ -1,4 +1,4 @@
-"""The compact text report `hymt bench` prints at the end (what the lead reads from a GPU run)."""
+"""The compact text report `hymt bench` prints at the end (the summary to read after a GPU run)."""
 from __future__ import annotations
 
 from hymt.bench.results import BenchResult, EnvInfo, LatencyResult, ServerLoadResult, ThroughputResult

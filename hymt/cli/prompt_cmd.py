@@ -45,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from hymt.errors import InvalidInputError
-    from hymt.models import PromptSpec, build_prompt, detect_family, get_family
+    from hymt.families import PromptSpec, build_prompt, detect_family, get_family
 
     if args.ids and not args.model:
         raise InvalidInputError("--ids needs --model (the checkpoint's tokenizer)", field="ids")

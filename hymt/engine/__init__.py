@@ -17,7 +17,7 @@ from hymt.engine.sampling import SamplingParams
 
 _LAZY = {
     "LLM": "hymt.engine.llm",
-    "NativeEngine": "hymt.engine.llm_engine",
+    "NativeEngine": "hymt.engine.native_engine",
     "AsyncEngine": "hymt.engine.async_engine",
     "RequestHandle": "hymt.engine.async_engine",
     "create_engine": "hymt.engine.factory",
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from hymt.engine.async_engine import AsyncEngine, RequestHandle
     from hymt.engine.factory import create_engine
     from hymt.engine.llm import LLM
-    from hymt.engine.llm_engine import NativeEngine
+    from hymt.engine.native_engine import NativeEngine
     from hymt.engine.memory import MemoryReport
 
 

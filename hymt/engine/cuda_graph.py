@@ -1,7 +1,7 @@
 """CUDA graphs for decode-only steps at bucketed batch sizes.
 
 A decode step of a 1.8B model is 1-8 ms of GPU work made of ~400 kernels; launching them from
-Python costs as much as running them below batch ~256 (engine-notes.md §3.1: graphs pay
+Python costs as much as running them below batch ~256 (docs/reference/engine.md §3.1: graphs pay
 1.4-2.1x at M <= 128). Each bucket's graph replays embedding -> 32 layers -> norm -> LM head
 (logits in an fp32 buffer) reading the runner's persistent input buffers. Graphs are captured
 largest first into one shared memory pool, so the smaller ones reuse the largest one's

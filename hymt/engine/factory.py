@@ -37,7 +37,7 @@ def create_engine(
             "openai" needs base_url and takes model, api_key, prompt_format, max_concurrency, ...
     """
     if backend == "native":
-        from hymt.engine.llm_engine import NativeEngine
+        from hymt.engine.native_engine import NativeEngine
 
         return NativeEngine(_checkpoint(checkpoint), config or EngineConfig(), device=device, dtype=dtype, **options)
     if backend == "transformers":

@@ -15,7 +15,7 @@ from typing import Any
 import torch
 
 from hymt.engine.config import EngineConfig
-from hymt.engine.llm_engine import NativeEngine
+from hymt.engine.native_engine import NativeEngine
 from hymt.engine.outputs import RequestOutput
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import InvalidInputError

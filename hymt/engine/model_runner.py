@@ -20,7 +20,7 @@ from hymt.engine.batch import ScheduledSeq, StepBatch
 from hymt.engine.config import EngineConfig
 from hymt.engine.cuda_graph import DecodeGraphs, graph_buckets
 from hymt.engine.input_buffers import InputBuffers, StepLayout
-from hymt.engine.models.hunyuan_dense import allocate_kv_cache
+from hymt.engine.network.hunyuan_dense import allocate_kv_cache
 from hymt.engine.sampler import Sampler
 from hymt.engine.sampling import SamplingParams
 from hymt.engine.sequence import Sequence

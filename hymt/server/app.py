@@ -1,4 +1,4 @@
-"""create_app: one FastAPI app, one model, every protocol (api-conventions.md §6 routing).
+"""create_app: one FastAPI app, one model, every protocol (docs/reference/protocols.md §6 routing).
 
     /health /ready /metrics /            liveness, readiness, Prometheus, web UI (open)
     /api/...                             hymt's native API (the web UI uses only this)
@@ -22,7 +22,7 @@ from fastapi.staticfiles import StaticFiles
 
 from hymt.server import native_api
 from hymt.server.admission import Admission, ClientGone
-from hymt.server.context import ServerState
+from hymt.server.state import ServerState
 from hymt.server.cors import CorsMiddleware
 from hymt.server.errors import install_error_handlers
 from hymt.server.logging import AccessMiddleware

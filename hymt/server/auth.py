@@ -1,4 +1,4 @@
-"""API keys: one key set, accepted in every style clients use (api-conventions.md §7).
+"""API keys: one key set, accepted in every style clients use (docs/reference/protocols.md §7).
 
 `Authorization: Bearer K` (OpenAI, most peers), `Authorization: DeepL-Auth-Key K`,
 `X-API-Key: K`, `?token=K` / `?api_key=K` (Immersive, MTranServer), and the body field

@@ -3,7 +3,7 @@
 Pure ASGI. Preflights (`OPTIONS` with `Access-Control-Request-Method`) are answered here,
 before auth: browsers never send credentials on them. They carry
 `Access-Control-Allow-Private-Network: true`, which a public HTTPS page needs to call a
-server on 127.0.0.1 or the LAN (api-conventions.md §7).
+server on 127.0.0.1 or the LAN (docs/reference/protocols.md §7).
 """
 from __future__ import annotations
 

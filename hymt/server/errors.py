@@ -1,4 +1,4 @@
-"""ApiError and the error body each protocol's clients parse (api-conventions.md §3).
+"""ApiError and the error body each protocol's clients parse (docs/reference/protocols.md §3).
 
 Handlers raise `ApiError` with hymt's own status and type; `render_error` turns it into the
 protocol's shape and status code (LibreTranslate clients expect 400 where hymt says 413/422,

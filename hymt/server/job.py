@@ -19,7 +19,7 @@ from hymt.server.settings import ServerSettings
 FORMATS = ("text", "markdown", "html", "srt")
 AUTO = ("auto", "")
 
-#: The Translator's default decoding (greedy with the official repetition penalty, models.md §8):
+#: The Translator's default decoding (greedy with the official repetition penalty, docs/reference/models.md §8):
 #: the base a request's `sampling` fields and --max-tokens change.
 DEFAULT_SAMPLING = SamplingParams(repetition_penalty=1.05)
 

@@ -1,7 +1,7 @@
 """Prometheus metrics, one registry per app (several apps in one process stay apart).
 
 Request series are labelled by protocol and route template (never by IP, key or raw path:
-cardinality stays bounded, api-conventions.md §8). Engine series are read from the engine's
+cardinality stays bounded, docs/reference/protocols.md §8). Engine series are read from the engine's
 stats at scrape time by a collector, so they cost nothing between scrapes.
 """
 from __future__ import annotations

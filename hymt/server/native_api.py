@@ -15,10 +15,11 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
 from hymt.languages import LANGUAGES
-from hymt.server import codes
+from hymt.server import language_codes
 from hymt.server.auth import require_key
 from hymt.server.body import get_bool, get_glossary, get_object, get_str, get_texts, read_body
-from hymt.server.context import execute, open_stream, state_of
+from hymt.server.model_work import execute, open_stream
+from hymt.server.state import state_of
 from hymt.server.errors import ApiError, render_error
 from hymt.server.job import TranslateJob, check_format, check_limits, language, parse_sampling
 from hymt.server.sse import event
@@ -152,7 +153,7 @@ async def detect(request: Request) -> dict[str, Any]:
 
 @router.get("/languages")
 async def languages() -> list[dict[str, Any]]:
-    return codes.native_languages()
+    return language_codes.native_languages()
 
 
 @router.get("/models", dependencies=_KEY)

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from hymt.collector import tune_collector, untune_collector
+from hymt.gc_tuning import tune_collector, untune_collector
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import EngineError, InvalidInputError
 from hymt.server.errors import ApiError

@@ -40,7 +40,7 @@ class ServerSettings:
         max_tokens: the most tokens one segment's answer may have when a request sets no
             sampling of its own (None: the Translator's default, 3 x source tokens + 64).
         prompt_guard: rewrite generic translation prompts of OpenAI chats into the official
-            template, paragraph by paragraph (api-conventions.md §2.1).
+            template, paragraph by paragraph (docs/reference/protocols.md §2.1).
     """
 
     model: str = DEFAULT_MODEL

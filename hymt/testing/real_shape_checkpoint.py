@@ -25,7 +25,7 @@ from hymt.testing.real_shapes import real_shape_config
 from hymt.testing.tiny_checkpoint import tiny_family, write_tiny_metadata
 from hymt.testing.tokenizer_builder import padded_tokenizer_json
 
-#: Special-token ids of the real tokenizers (models.md §2.1, §4). Inferred, not yet read from
+#: Special-token ids of the real tokenizers (docs/reference/models.md §2.1, §4). Inferred, not yet read from
 #: a real tokenizer.json: <｜hy_place▁holder▁no▁3｜> / no▁8 (placeholders counted up from no▁2 at
 #: 120020) and <|extra_4|> / <|extra_5|> (counted up from <|extra_0|> at 127962).
 REAL_SPECIAL_IDS = {

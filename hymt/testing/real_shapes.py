@@ -1,4 +1,4 @@
-"""Full-size config.json of each family, for benchmarks with random weights (models.md §2.1)."""
+"""Full-size config.json of each family, for benchmarks with random weights (docs/reference/models.md §2.1)."""
 from __future__ import annotations
 
 from hymt.testing.tiny_checkpoint import architecture_fields, tiny_family

@@ -2,7 +2,7 @@
 
 config.json keeps each family's real architecture fields (rope scaling, QK-norm, tied
 embeddings, the 7B extra keys) at tiny sizes; the tokenizer carries the family's real
-special-token strings; the chat template emulates the official one (models.md §5).
+special-token strings; the chat template emulates the official one (docs/reference/models.md §5).
 """
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def tiny_family(name: str) -> TinyFamily:
 
 
 def architecture_fields(size: str) -> dict:
-    """The family-level config fields that real checkpoints carry (models.md §2.1)."""
+    """The family-level config fields that real checkpoints carry (docs/reference/models.md §2.1)."""
     base = {
         "architectures": ["HunYuanDenseV1ForCausalLM"],
         "model_type": "hunyuan_v1_dense",

@@ -26,7 +26,7 @@ CORPUS = (
     "Le temps est magnifique aujourd'hui. Bonjour à tous.",
 )
 
-#: Special-token strings by tokenizer kind (models.md §4).
+#: Special-token strings by tokenizer kind (docs/reference/models.md §4).
 SPECIAL_TOKENS = {
     "hy-1.8b": (
         "<｜hy_begin▁of▁sentence｜>",

@@ -6,7 +6,7 @@ an explicit `template` wins; otherwise a segment that contains a glossary source
 else `style` when a style is given, else `default`.
 
 Sampling: the default is greedy with repetition_penalty 1.05 (the official value; greedy
-decoding loops without it, models.md §8) and max_tokens scaled to the segment
+decoding loops without it, docs/reference/models.md §8) and max_tokens scaled to the segment
 (3 x source tokens + 64, at most MAX_NEW_TOKENS). "official" uses the family's sampling
 with the same scaled limit; a SamplingParams (or a dict of its fields) is used as given.
 The family's stop ids are always added.
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import InvalidInputError, UnsupportedTemplateError
 from hymt.languages import Language, char_script, get_language
-from hymt.models import ModelFamily, canonical_template
+from hymt.families import ModelFamily, canonical_template
 from hymt.translate.document import check_format
 
 #: Upper bound of the scaled answer length (the official examples use 2048).

@@ -77,7 +77,7 @@ class Translator:
     ) -> None:
         from hymt.checkpoint import load_checkpoint
         from hymt.engine.async_engine import AsyncEngine
-        from hymt.models import detect_family, get_family
+        from hymt.families import detect_family, get_family
 
         checkpoint = load_checkpoint(model)
         fam = get_family(family) if family else detect_family(checkpoint)

@@ -9,7 +9,7 @@ from hymt.bench.baselines import (
 )
 from hymt.bench.workload import Workload
 from hymt.engine.backends.transformers_engine import TransformersEngine
-from hymt.engine.llm_engine import NativeEngine
+from hymt.engine.native_engine import NativeEngine
 from hymt.engine.sampling import SamplingParams
 
 from hymt.testing import ENGINE_TEST_CONFIG

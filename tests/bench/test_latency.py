@@ -5,7 +5,7 @@ import pytest
 
 from hymt.bench.latency import run_latency
 from hymt.bench.workload import Workload
-from hymt.engine.llm_engine import NativeEngine
+from hymt.engine.native_engine import NativeEngine
 
 from hymt.testing import ENGINE_TEST_CONFIG
 

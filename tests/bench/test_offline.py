@@ -4,7 +4,7 @@ from __future__ import annotations
 from hymt.bench.offline import run_closed_loop, run_offline
 from hymt.bench.workload import Workload
 from hymt.engine.interface import Engine
-from hymt.engine.llm_engine import NativeEngine
+from hymt.engine.native_engine import NativeEngine
 from hymt.engine.outputs import RequestOutput
 from hymt.engine.sampling import SamplingParams
 

@@ -11,7 +11,7 @@ import pytest
 from hymt.cli import main
 
 BACKENDS = [b for b, module in (("transformers", "hymt.engine.backends.transformers_engine"),
-                                ("native", "hymt.engine.llm_engine"))
+                                ("native", "hymt.engine.native_engine"))
             if importlib.util.find_spec(module) is not None]
 
 

@@ -25,7 +25,7 @@ def tiny_config() -> dict:
 @pytest.fixture(scope="module")
 def triton_interpreter():
     """CPU tensors take the Triton kernels (interpreted) for the tests of one module."""
-    from hymt.engine.layers.backend import triton_interpreter_on_cpu, triton_interpreter_unavailable
+    from hymt.engine.layers.kernel_choice import triton_interpreter_on_cpu, triton_interpreter_unavailable
 
     reason = triton_interpreter_unavailable()  # e.g. an earlier test imported triton compiled
     if reason:

@@ -7,7 +7,7 @@ import pytest
 from hymt.engine.async_engine import AsyncEngine
 from hymt.engine.config import EngineConfig
 from hymt.engine.interface import Engine, EngineStats
-from hymt.engine.llm_engine import NativeEngine
+from hymt.engine.native_engine import NativeEngine
 from hymt.engine.outputs import RequestOutput
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import EngineError, InvalidInputError

@@ -17,7 +17,7 @@ import torch
 
 from hymt.engine.async_engine import AsyncEngine
 from hymt.engine.config import EngineConfig
-from hymt.engine.llm_engine import NativeEngine
+from hymt.engine.native_engine import NativeEngine
 from hymt.engine.sampling import SamplingParams
 
 FAMILIES = ["HY-MT1.5-1.8B", "Hunyuan-MT-7B", "HY-MT1.5-7B", "Hy-MT2-1.8B", "Hy-MT2-7B", "Hunyuan-MT-Chimera-7B"]

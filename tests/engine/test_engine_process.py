@@ -14,7 +14,7 @@ import pytest
 
 from hymt.engine.async_engine import AsyncEngine
 from hymt.engine.engine_process import EngineProcess, EngineSpec
-from hymt.engine.llm_engine import NativeEngine
+from hymt.engine.native_engine import NativeEngine
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import EngineError, InvalidInputError, ModelLoadError
 

@@ -2,7 +2,7 @@ import pytest
 
 from hymt.engine.config import EngineConfig
 from hymt.engine.factory import BACKENDS, create_engine
-from hymt.engine.llm_engine import NativeEngine
+from hymt.engine.native_engine import NativeEngine
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import InvalidInputError
 

@@ -15,7 +15,7 @@ from hymt.engine import memory as mem
 from hymt.engine.batch import ScheduledSeq, StepBatch
 from hymt.engine.config import KV_CACHE_DTYPE_CHOICES, EngineConfig
 from hymt.engine.model_runner import ModelRunner
-from hymt.engine.models.hunyuan_dense import kv_bytes_per_block
+from hymt.engine.network.hunyuan_dense import kv_bytes_per_block
 from hymt.errors import EngineError, InvalidInputError
 
 BS = 4
@@ -130,7 +130,7 @@ def test_tiny_model_with_an_fp8_cache_stays_close_to_the_fp32_cache(checkpoint):
 
 
 def test_native_engine_generates_with_an_fp8_cache(checkpoint):
-    from hymt.engine.llm_engine import NativeEngine
+    from hymt.engine.native_engine import NativeEngine
     from hymt.engine.sampling import SamplingParams
 
     gen = torch.Generator().manual_seed(1)

@@ -10,7 +10,7 @@ from safetensors.torch import save_file
 
 from hymt.engine.layers import SeqChunk, build_attention_metadata
 from hymt.engine.loader import load_model
-from hymt.engine.models import allocate_kv_cache
+from hymt.engine.network import allocate_kv_cache
 from hymt.errors import InvalidInputError, ModelLoadError
 
 CONFIG = dict(

@@ -12,7 +12,7 @@ HY_7B = dict(hidden_size=4096, intermediate_size=14336, vocab_size=128167, num_h
 
 
 def test_real_shapes_match_the_derived_sizes():
-    # models.md §2.1: 1.791 B params (3.58 GB bf16), 64 KiB KV per token; 7B: 15.0 GB, 128 KiB
+    # docs/reference/models.md §2.1: 1.791 B params (3.58 GB bf16), 64 KiB KV per token; 7B: 15.0 GB, 128 KiB
     assert mem.estimate_weight_bytes(HY_1_8B, torch.bfloat16) == pytest.approx(3.58e9, rel=0.005)
     assert mem.estimate_weight_bytes(HY_7B, torch.bfloat16) == pytest.approx(15.0e9, rel=0.005)
     assert mem.kv_shape_from_config(HY_1_8B, torch.bfloat16).bytes_per_token == 64 * 1024

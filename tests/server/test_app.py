@@ -8,7 +8,7 @@ import threading
 import pytest
 from fastapi.testclient import TestClient
 
-from hymt.collector import TUNED_THRESHOLD
+from hymt.gc_tuning import TUNED_THRESHOLD
 from hymt.engine.interface import EngineStats
 from hymt.errors import EngineError
 from hymt.languages import get_language

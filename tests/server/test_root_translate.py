@@ -1,4 +1,4 @@
-"""Which protocol root /translate speaks: the body's keys decide (api-conventions.md §6)."""
+"""Which protocol root /translate speaks: the body's keys decide (docs/reference/protocols.md §6)."""
 from __future__ import annotations
 
 import pytest

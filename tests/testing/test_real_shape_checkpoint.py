@@ -13,7 +13,7 @@ from safetensors import safe_open
 
 from hymt.checkpoint import load_checkpoint
 from hymt.errors import InvalidInputError
-from hymt.models import detect_family
+from hymt.families import detect_family
 from hymt.testing import real_shape_checkpoint_config, real_shape_config, write_real_shape_checkpoint
 from hymt.testing.real_shape_checkpoint import plan_shards, tensor_specs
 from hymt.testing.tokenizer_builder import tokenizer_vocab_size
@@ -23,7 +23,7 @@ torch.set_num_threads(2)
 SMALL = dict(num_layers=1, hidden_size=64)
 SHARD_BYTES = 8_000_000  # below the 15 MB embedding: several shards
 
-# The real tokens at the real ids (models.md §2.1, §4, §6), written out independently of the code.
+# The real tokens at the real ids (docs/reference/models.md §2.1, §4, §6), written out independently of the code.
 EXPECTED = {
     "HY-MT1.5-1.8B": dict(
         vocab=120818, bos=(120000, "<｜hy_begin▁of▁sentence｜>"), eos=(120020, "<｜hy_place▁holder▁no▁2｜>"),
@@ -58,7 +58,7 @@ def test_full_size_plan_is_the_real_model(family):
     config = real_shape_checkpoint_config(family)
     assert config == real_shape_config(family)
     params = sum(s.nbytes for s in tensor_specs(config)) / 2
-    expected = 1.791e9 if "1.8B" in family else 7.504e9  # models.md §2.1, tied embeddings
+    expected = 1.791e9 if "1.8B" in family else 7.504e9  # docs/reference/models.md §2.1, tied embeddings
     assert abs(params - expected) / expected < 0.002
     shards = plan_shards(tensor_specs(config), 2 * 1024**3)
     assert all(sum(s.nbytes for s in shard) <= 2 * 1024**3 for shard in shards)
@@ -111,7 +111,7 @@ def test_weights_are_sharded_bf16_random(written, family):
 def test_native_engine_loads_and_generates_ids_that_decode(written):
     from hymt.engine import LLM, SamplingParams
     from hymt.engine.loader import load_model
-    from hymt.engine.models.hunyuan_weights import weight_targets
+    from hymt.engine.network.hunyuan_weights import weight_targets
 
     directory = written["HY-MT1.5-1.8B"]
     model = load_model(str(directory), device="cpu")

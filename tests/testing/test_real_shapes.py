@@ -1,4 +1,4 @@
-"""Real-shape configs for random-weight benchmarks (models.md §2.1)."""
+"""Real-shape configs for random-weight benchmarks (docs/reference/models.md §2.1)."""
 from __future__ import annotations
 
 import pytest

@@ -48,7 +48,7 @@ def test_special_tokens_are_single_ids_inside_text(tokenizer):
 
 
 def test_other_familys_markers_are_plain_text():
-    # models.md §4: ASCII <|extra_0|> is ordinary text to a 1.8B tokenizer, and vice versa.
+    # docs/reference/models.md §4: ASCII <|extra_0|> is ordinary text to a 1.8B tokenizer, and vice versa.
     tok = Tokenizer.from_str(tokenizer_json("hy-1.8b"))
     encoded = tok.encode("<|extra_0|>", add_special_tokens=False).ids
     assert len(encoded) > 1

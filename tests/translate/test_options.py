@@ -5,7 +5,7 @@ import pytest
 
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import InvalidInputError, UnknownLanguageError, UnsupportedTemplateError
-from hymt.models import get_family
+from hymt.families import get_family
 from hymt.translate.options import make_options, matching_terms, sampling_for, template_for
 
 HYMT15 = get_family("HY-MT1.5-1.8B")

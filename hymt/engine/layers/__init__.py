@@ -1,11 +1,11 @@
 """Building blocks of the native model: norms, rotary, linear, activation, paged attention.
 
 Triton kernels live in the `triton_*` modules and are imported only when a CUDA tensor meets
-an installed Triton (layers/backend.py), so this package imports on machines without Triton.
+an installed Triton (layers/kernel_choice.py), so this package imports on machines without Triton.
 """
 from hymt.engine.layers.activation import silu_and_mul
 from hymt.engine.layers.attention import Attention, paged_attention_torch, triton_attention_supported
-from hymt.engine.layers.backend import triton_available, use_triton
+from hymt.engine.layers.kernel_choice import triton_available, use_triton
 from hymt.engine.layers.kv_store import store_kv
 from hymt.engine.layers.linear import Linear
 from hymt.engine.layers.metadata_builder import SeqChunk, build_attention_metadata

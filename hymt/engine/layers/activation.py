@@ -4,7 +4,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from hymt.engine.layers.backend import use_triton
+from hymt.engine.layers.kernel_choice import use_triton
 
 
 def silu_and_mul(gate_up: torch.Tensor) -> torch.Tensor:

@@ -19,7 +19,7 @@ import torch
 from torch import nn
 
 from hymt.engine.attention_metadata import AttentionMetadata
-from hymt.engine.layers.backend import next_pow2, use_triton
+from hymt.engine.layers.kernel_choice import next_pow2, use_triton
 from hymt.engine.layers.kv_store import read_blocks, store_kv
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from hymt.engine.layers.backend import use_triton
+from hymt.engine.layers.kernel_choice import use_triton
 
 
 def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:

@@ -1,7 +1,7 @@
 """Rotary position embedding: NeoX rotate-half layout over all head dims, cos/sin in fp32.
 
 Hunyuan dense checkpoints label their RoPE "dynamic" with an `alpha`; a fixed alpha only
-stretches the base, at every position (models.md §3.1):
+stretches the base, at every position (docs/reference/models.md §3.1):
     base = rope_theta * alpha ** (head_dim / (head_dim - 2))
 """
 from __future__ import annotations

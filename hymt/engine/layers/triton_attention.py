@@ -22,7 +22,7 @@ import torch
 import triton
 import triton.language as tl
 
-from hymt.engine.layers.backend import next_pow2
+from hymt.engine.layers.kernel_choice import next_pow2
 
 _LOG2E = 1.4426950408889634
 _MAX_SPLITS = 16

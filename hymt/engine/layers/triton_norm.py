@@ -9,7 +9,7 @@ import torch
 import triton
 import triton.language as tl
 
-from hymt.engine.layers.backend import next_pow2
+from hymt.engine.layers.kernel_choice import next_pow2
 
 
 @triton.jit

@@ -15,7 +15,7 @@ QUANTIZED_LINEARS = (IntWeightLinear, Fp8Linear)
 
 
 def linear_factory(scheme: QuantScheme):
-    """A LinearFactory (hymt.engine.models.hunyuan_dense) building `scheme`'s projections."""
+    """A LinearFactory (hymt.engine.network.hunyuan_dense) building `scheme`'s projections."""
     cls = Fp8Linear if scheme.is_fp8 else IntWeightLinear
     return functools.partial(cls, scheme=scheme)
 

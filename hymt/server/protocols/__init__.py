@@ -1,1 +1,1 @@
-"""The protocols existing clients speak, one module each (api-conventions.md §2)."""
+"""The protocols existing clients speak, one module each (docs/reference/protocols.md §2)."""

@@ -14,7 +14,7 @@ from typing import Any
 import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from hymt.models.chat_format import special_tokens
+from hymt.families.chat_format import special_tokens
 from hymt.server.errors import ApiError
 
 

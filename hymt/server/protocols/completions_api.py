@@ -16,7 +16,8 @@ from fastapi import APIRouter, Depends, Request
 
 from hymt.server.auth import require_key
 from hymt.server.body import get_bool, get_int, read_body
-from hymt.server.context import execute, open_stream, state_of
+from hymt.server.model_work import execute, open_stream
+from hymt.server.state import state_of
 from hymt.server.errors import ApiError
 from hymt.server.job import check_limits
 from hymt.server.protocols.openai_api import apply_stops, error_chunk, RawGeneration, sampling_fields, parse_stops, usage_of

@@ -1,4 +1,4 @@
-"""DeepL API v2 subset (api-conventions.md §2.3), at /v2/... and /deepl/v2/...
+"""DeepL API v2 subset (docs/reference/protocols.md §2.3), at /v2/... and /deepl/v2/...
 
     POST /v2/translate  JSON or form (repeated `text=`): text[] (<= 50), target_lang,
          source_lang (omitted = detect), context, formality, glossary_id, tag_handling
@@ -18,10 +18,11 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 
-from hymt.server import codes
+from hymt.server import language_codes
 from hymt.server.auth import require_key
 from hymt.server.body import get_glossary, get_str, get_texts, read_body
-from hymt.server.context import execute, state_of
+from hymt.server.model_work import execute
+from hymt.server.state import state_of
 from hymt.server.errors import ApiError, set_protocol
 from hymt.server.job import TranslateJob, check_limits, language
 from hymt.server.protocols import deepl_glossaries
@@ -75,7 +76,7 @@ async def translate(request: Request) -> dict[str, Any]:
     usage_counter[0] += job.chars
     return {
         "translations": [
-            {"detected_source_language": source_code.upper() if source_code else codes.code_for(r.source, "deepl"),
+            {"detected_source_language": source_code.upper() if source_code else language_codes.code_for(r.source, "deepl"),
              "text": r.text, "billed_characters": len(text)}
             for r, text in zip(results, texts)
         ]
@@ -106,7 +107,7 @@ async def languages(request: Request) -> list[dict[str, Any]]:
     if kind not in ("source", "target"):
         raise ApiError(400, "Value for 'type' not supported; valid: source, target", field="type",
                        valid=["source", "target"])
-    return codes.deepl_languages(kind)
+    return language_codes.deepl_languages(kind)
 
 
 async def usage(request: Request) -> dict[str, Any]:

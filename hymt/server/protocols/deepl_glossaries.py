@@ -22,7 +22,7 @@ from fastapi.responses import PlainTextResponse, Response
 
 from hymt.languages import LANGUAGES
 from hymt.server.body import get_str, read_body
-from hymt.server.context import state_of
+from hymt.server.state import state_of
 from hymt.server.errors import ApiError
 from hymt.server.job import language
 

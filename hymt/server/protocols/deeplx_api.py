@@ -1,4 +1,4 @@
-"""DeepLX (api-conventions.md §2.4): the shape pot's "deeplx" mode and bob-plugin-deeplx read.
+"""DeepLX (docs/reference/protocols.md §2.4): the shape pot's "deeplx" mode and bob-plugin-deeplx read.
 
     POST /deeplx/translate, /v1/translate (and root /translate by sniffing)
       {text: str, source_lang: code | "auto", target_lang: code}
@@ -13,10 +13,11 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 
-from hymt.server import codes
+from hymt.server import language_codes
 from hymt.server.auth import require_key
 from hymt.server.body import get_str, read_body
-from hymt.server.context import execute, state_of
+from hymt.server.model_work import execute
+from hymt.server.state import state_of
 from hymt.server.errors import ApiError, set_protocol
 from hymt.server.job import TranslateJob, check_limits, language
 
@@ -39,7 +40,7 @@ async def translate(request: Request) -> dict[str, Any]:
                        source=language(source_code, "source_lang", allow_auto=True), use_cache=st.settings.cache)
     (result,) = await execute(request, lambda: st.service.translate(job))
     st.metrics.observe_results("deeplx", [result])
-    detected = codes.code_for(result.source, "deepl") if job.source is None else source_code.upper()
+    detected = language_codes.code_for(result.source, "deepl") if job.source is None else source_code.upper()
     return {
         "code": 200,
         "id": secrets.randbelow(10**10),

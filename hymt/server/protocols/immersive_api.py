@@ -1,4 +1,4 @@
-"""Immersive Translate's custom API (api-conventions.md §2.5), at /imme (and root /translate).
+"""Immersive Translate's custom API (docs/reference/protocols.md §2.5), at /imme (and root /translate).
 
     POST /imme?token=K {source_lang: code | "auto", target_lang, text_list: [str]}
       -> {"translations": [{"detected_source_lang", "text"}, ...]}  same order and count
@@ -12,10 +12,11 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 
-from hymt.server import codes
+from hymt.server import language_codes
 from hymt.server.auth import require_key
 from hymt.server.body import get_str, get_texts, read_body
-from hymt.server.context import execute, state_of
+from hymt.server.model_work import execute
+from hymt.server.state import state_of
 from hymt.server.errors import set_protocol
 from hymt.server.job import TranslateJob, check_limits, language
 
@@ -36,7 +37,7 @@ async def translate(request: Request) -> dict[str, Any]:
     st.metrics.observe_results("immersive", results)
     return {
         "translations": [
-            {"detected_source_lang": source_code if job.source is not None else codes.code_for(r.source, "immersive"),
+            {"detected_source_lang": source_code if job.source is not None else language_codes.code_for(r.source, "immersive"),
              "text": r.text}
             for r in results
         ]

@@ -1,4 +1,4 @@
-"""LibreTranslate (1.9.x shapes, api-conventions.md §2.2), at the root and under /libretranslate.
+"""LibreTranslate (1.9.x shapes, docs/reference/protocols.md §2.2), at the root and under /libretranslate.
 
     POST /translate  {q: str | [str], source: code | "auto", target, format: text | html,
                       alternatives: int, api_key}  (JSON or form)
@@ -19,10 +19,11 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 
-from hymt.server import codes
+from hymt.server import language_codes
 from hymt.server.auth import require_key
 from hymt.server.body import get_int, get_str, get_texts, read_body
-from hymt.server.context import execute, state_of
+from hymt.server.model_work import execute
+from hymt.server.state import state_of
 from hymt.server.errors import ApiError, set_protocol
 from hymt.server.job import TranslateJob, check_limits, language
 
@@ -77,7 +78,7 @@ async def translate(request: Request) -> dict[str, Any]:
 
 
 def _alternative(job: TranslateJob) -> TranslateJob:
-    """The same job with the family's official sampling (models.md §8): the variety alternatives need."""
+    """The same job with the family's official sampling (docs/reference/models.md §8): the variety alternatives need."""
     from dataclasses import replace
 
     return replace(job, sampling="official", use_cache=False)
@@ -104,7 +105,7 @@ def _detected(result: Any) -> dict[str, Any]:
     if lang is None:  # nothing translatable: LibreTranslate answers en / 0
         return {"language": "en", "confidence": 0}
     confidence = detection.confidence if detection is not None else 1.0
-    return {"language": codes.code_for(lang, "libretranslate"), "confidence": round(float(confidence) * 100, 1)}
+    return {"language": language_codes.code_for(lang, "libretranslate"), "confidence": round(float(confidence) * 100, 1)}
 
 
 async def detect(request: Request) -> list[dict[str, Any]]:
@@ -117,13 +118,13 @@ async def detect(request: Request) -> list[dict[str, Any]]:
     found = await execute(request, lambda: st.service.detect(text))
     if found.language is None:
         return [{"language": "en", "confidence": 0}]
-    return [{"language": codes.code_for(found.language, "libretranslate"),
+    return [{"language": language_codes.code_for(found.language, "libretranslate"),
              "confidence": round(float(found.confidence) * 100, 1)}]
 
 
 async def languages() -> list[dict[str, Any]]:
     """GET /languages."""
-    return codes.libretranslate_languages()
+    return language_codes.libretranslate_languages()
 
 
 async def frontend_settings(request: Request) -> dict[str, Any]:

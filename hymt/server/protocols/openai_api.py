@@ -1,4 +1,4 @@
-"""OpenAI Chat Completions (api-conventions.md §2.1): /v1/chat/completions and /v1/models.
+"""OpenAI Chat Completions (docs/reference/protocols.md §2.1): /v1/chat/completions and /v1/models.
 
 Every chat goes through the prompt guard (prompt_guard.py); the response header
 `X-Hymt-Prompt-Guard` says `rewritten` (a generic translation prompt was translated
@@ -25,7 +25,8 @@ from fastapi.responses import JSONResponse
 from hymt.engine.sampling import SamplingParams
 from hymt.server.auth import require_key
 from hymt.server.body import get_bool, get_float, get_int, get_object, read_body
-from hymt.server.context import execute, open_stream, state_of
+from hymt.server.model_work import execute, open_stream
+from hymt.server.state import state_of
 from hymt.server.errors import ApiError, render_error
 from hymt.server.job import DEFAULT_SAMPLING, TranslateJob, check_limits, sampling_from
 from hymt.server.protocols import prompt_guard

@@ -1,4 +1,4 @@
-"""The prompt guard for OpenAI chat requests (api-conventions.md §2.1).
+"""The prompt guard for OpenAI chat requests (docs/reference/protocols.md §2.1).
 
 Translation clients send their own prompts: a system message ("You are a professional
 translation engine...") and/or "Translate the following text into {lang}: ...", often with
@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from hymt.languages import LANGUAGES, Language, get_language
-from hymt.models import templates as official
+from hymt.families import templates as official
 
 # Placeholders of the official texts; everything else in them is literal.
 _PLACEHOLDER = re.compile(

@@ -1,4 +1,4 @@
-"""Root POST /translate: three protocols claim it; the body's keys decide (api-conventions.md §6).
+"""Root POST /translate: three protocols claim it; the body's keys decide (docs/reference/protocols.md §6).
 
 `q` -> LibreTranslate (also the default: its bindings assume root paths); `text_list` ->
 Immersive Translate; a string `text` with `source_lang` / `target_lang` -> DeepLX.

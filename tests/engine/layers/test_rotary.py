@@ -17,7 +17,7 @@ from hymt.errors import ModelLoadError
 
 def test_dynamic_alpha_base_of_the_released_configs():
     legacy = {"rope_theta": 10000.0, "rope_scaling": {"type": "dynamic", "alpha": 1000.0, "factor": 1.0}}
-    # models.md §3.1: 10000 * 1000 ** (128 / 126) = 11158839.93
+    # docs/reference/models.md §3.1: 10000 * 1000 ** (128 / 126) = 11158839.93
     assert rope_base(legacy, 128) == pytest.approx(11158839.93, rel=1e-9)
     assert rope_base(legacy, 128) == 10000.0 * 1000.0 ** (128 / 126)
     assert rope_base(legacy, 16) == pytest.approx(10000.0 * 1000.0 ** (16 / 14))

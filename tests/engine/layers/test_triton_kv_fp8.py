@@ -9,7 +9,7 @@ seen in the sm_90 PTX). So these tests route the interpreter's fp8 casts through
 (round to nearest even, saturating at +-448): what is checked is the kernels' logic, which
 values are cast where and read back how, not the interpreter's emulation. The compiled
 kernels with fp8 caches are covered by test_triton_compile.py (sm_90 PTX) and, numerically,
-by the lead on the GPU.
+by tools/gpu_check_model.py on a GPU.
 """
 from __future__ import annotations
 

@@ -51,7 +51,7 @@ def detect_prequantized(config: dict) -> PrequantizedFormat | None:
 def projection_parts(model) -> dict:
     """HF module name ("model.layers.0.self_attn.k_proj") -> the rows of the quantized
     projection it fills (a hunyuan_weights.QuantizedRowsTarget: module, start, stop)."""
-    from hymt.engine.models.hunyuan_weights import QuantizedRowsTarget, weight_targets
+    from hymt.engine.network.hunyuan_weights import QuantizedRowsTarget, weight_targets
 
     return {
         name.removesuffix(".weight"): target

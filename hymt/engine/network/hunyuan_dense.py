@@ -1,4 +1,4 @@
-"""The forward pass of HunYuanDenseV1ForCausalLM (models.md §3.1) over a paged KV cache.
+"""The forward pass of HunYuanDenseV1ForCausalLM (docs/reference/models.md §3.1) over a paged KV cache.
 
 Per layer: RMSNorm -> fused QKV -> RoPE (NeoX) -> QK-norm after RoPE -> K/V to the cache ->
 causal GQA attention -> o_proj -> residual -> RMSNorm -> SwiGLU (fused gate/up) -> residual.
@@ -21,7 +21,7 @@ from hymt.engine.layers.attention import Attention
 from hymt.engine.layers.linear import Linear
 from hymt.engine.layers.rmsnorm import RMSNorm, rms_norm
 from hymt.engine.layers.rotary import RotaryEmbedding, apply_rotary
-from hymt.engine.models.hunyuan_config import HunyuanDenseConfig
+from hymt.engine.network.hunyuan_config import HunyuanDenseConfig
 
 KVCache = tuple[torch.Tensor, torch.Tensor]
 # Builds the decoder's projections: (in_features, out_features, *, bias, output_sizes, device,

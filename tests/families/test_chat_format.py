@@ -1,7 +1,7 @@
 import pytest
 
 from hymt.errors import ModelLoadError
-from hymt.models.chat_format import ChatFormat, render_jinja, special_tokens
+from hymt.families.chat_format import ChatFormat, render_jinja, special_tokens
 
 # A template in the style of the official ones: block tags on their own lines, which only
 # render cleanly with trim_blocks + lstrip_blocks (as transformers compiles them).

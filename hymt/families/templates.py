@@ -1,4 +1,4 @@
-"""The official prompt texts, verbatim (shared/reference/models.md §7). Data, not code.
+"""The official prompt texts, verbatim (docs/reference/models.md §7). Data, not code.
 
 Byte-exact: full-width `，：。【】、（）` in Chinese texts, half-width in English ones, a blank
 line is "\\n\\n", no trailing newline (a template "ends" where its code block ends). Placeholders

@@ -2,7 +2,7 @@ import pytest
 
 from hymt.engine.config import EngineConfig
 from hymt.engine.interface import EngineStats
-from hymt.engine.llm_engine import NativeEngine
+from hymt.engine.native_engine import NativeEngine
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import EngineError, InvalidInputError
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import torch
 
-from hymt.collector import tune_collector, untune_collector
+from hymt.gc_tuning import tune_collector, untune_collector
 from hymt.engine.block_manager import BlockManager
 from hymt.engine.config import EngineConfig
 from hymt.engine.interface import Engine, EngineStats

@@ -1,9 +1,9 @@
-"""HunyuanDenseConfig from the released config.json fields (models.md §2.1)."""
+"""HunyuanDenseConfig from the released config.json fields (docs/reference/models.md §2.1)."""
 from __future__ import annotations
 
 import pytest
 
-from hymt.engine.models import HunyuanDenseConfig
+from hymt.engine.network import HunyuanDenseConfig
 from hymt.errors import ModelLoadError
 
 CONFIG_1_8B = {
@@ -18,7 +18,7 @@ CONFIG_1_8B = {
 def test_released_1_8b_config():
     cfg = HunyuanDenseConfig.from_dict(CONFIG_1_8B)
     assert (cfg.num_layers, cfg.num_heads, cfg.num_kv_heads, cfg.head_dim) == (32, 16, 4, 128)
-    assert cfg.padded_vocab_size == 120832  # 944 x 128, engine-notes §3.2
+    assert cfg.padded_vocab_size == 120832  # 944 x 128, docs/reference/engine.md §3.2
     assert (cfg.q_size, cfg.kv_size) == (2048, 512)
     assert cfg.rope_base == pytest.approx(11158839.93, rel=1e-9)
     assert cfg.tie_word_embeddings and cfg.use_qk_norm and not cfg.attention_bias

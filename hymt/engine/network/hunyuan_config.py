@@ -8,12 +8,12 @@ from hymt.errors import ModelLoadError
 
 SUPPORTED_MODEL_TYPES = ("hunyuan_v1_dense",)
 SUPPORTED_ARCHITECTURES = ("HunYuanDenseV1ForCausalLM",)
-LM_HEAD_ALIGN = 128  # pad the vocab dim of the LM-head GEMM (engine-notes §3.2)
+LM_HEAD_ALIGN = 128  # pad the vocab dim of the LM-head GEMM (docs/reference/engine.md §3.2)
 
 
 @dataclass(frozen=True)
 class HunyuanDenseConfig:
-    """Architecture of a Hunyuan dense model (models.md §2.1).
+    """Architecture of a Hunyuan dense model (docs/reference/models.md §2.1).
 
     Attributes:
         vocab_size: real vocabulary size; logits are sliced to it.

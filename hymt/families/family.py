@@ -2,7 +2,7 @@
 
 Chat format, stop tokens, official sampling defaults and the prompt templates it was trained
 with. Token ids are never constants here: they are looked up in the loaded checkpoint
-(models.md: "read the checkpoint actually loaded").
+(docs/reference/models.md: "read the checkpoint actually loaded").
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import ModelLoadError
-from hymt.models.chat_format import ChatFormat, render_jinja, special_tokens
+from hymt.families.chat_format import ChatFormat, render_jinja, special_tokens
 
 if TYPE_CHECKING:  # hymt.checkpoint loads tokenizers; only its type is needed here
     from hymt.checkpoint import Checkpoint
@@ -29,7 +29,7 @@ class ModelFamily:
         generation: "hunyuan-mt" | "chimera" | "hy-mt1.5" | "hy-mt2" (picks the template set).
         size: "1.8B" | "7B" (picks tokenizer and chat format line).
         hub_id: the Hugging Face repository of the BF16 checkpoint.
-        templates: canonical names of the prompt templates it supports (models.md §7.5).
+        templates: canonical names of the prompt templates it supports (docs/reference/models.md §7.5).
         default_sampling: the official sampling values; greedy is SamplingParams().
         add_generation_prompt: what the family's README passes to apply_chat_template.
         chat_format: the built-in format, byte-identical to the checkpoint's jinja rendering.
@@ -48,7 +48,7 @@ class ModelFamily:
 
     def supports(self, template: str) -> bool:
         """True when `template` (canonical name or alias) is one of this family's templates."""
-        from hymt.models.prompt_spec import canonical_template
+        from hymt.families.prompt_spec import canonical_template
 
         return canonical_template(template) in self.templates
 

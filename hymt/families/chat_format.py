@@ -2,7 +2,7 @@
 
 The jinja path mirrors what `transformers` `apply_chat_template` does (sandboxed environment,
 trim_blocks/lstrip_blocks, the tokenizer's special tokens as variables), so the string we
-tokenize is the one the model was trained and documented with (models.md §5.3 rule).
+tokenize is the one the model was trained and documented with (docs/reference/models.md §5.3 rule).
 """
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ TINY = dict(
     rms_norm_eps=1e-5, hidden_act="silu", use_qk_norm=True, use_cla=False, attention_bias=False,
     mlp_bias=False, tie_word_embeddings=True, bos_token_id=1, eos_token_id=2, pad_token_id=0,
 )
-# Config variants seen in the families' config.json (models.md §2.1), at tiny sizes.
+# Config variants seen in the families' config.json (docs/reference/models.md §2.1), at tiny sizes.
 FAMILIES = {
     # HY-MT1.5-1.8B / Hy-MT2-1.8B: short rope_scaling, odd vocab, tied.
     "hy-mt-1.8b": dict(rope_scaling={"type": "dynamic", "alpha": 1000.0, "factor": 1.0}),

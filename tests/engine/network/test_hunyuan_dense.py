@@ -16,7 +16,7 @@ from conftest import FAMILIES, make_hf_model
 from hymt.engine.attention_metadata import AttentionMetadata
 from hymt.engine.layers import SeqChunk, build_attention_metadata
 from hymt.engine.loader import load_model
-from hymt.engine.models import allocate_kv_cache, kv_bytes_per_block
+from hymt.engine.network import allocate_kv_cache, kv_bytes_per_block
 
 BLOCK = 4
 TOL = 1e-4
@@ -158,7 +158,7 @@ def test_without_qk_norm_matches_transformers_with_identity_norms(tmp_path):
 
 def test_triton_path_matches_transformers_under_interpreter(hf_checkpoint):
     """The CUDA code path (fused RoPE/norm/store, prefill and decode kernels) run on CPU."""
-    from hymt.engine.layers.backend import triton_interpreter_on_cpu, triton_interpreter_unavailable
+    from hymt.engine.layers.kernel_choice import triton_interpreter_on_cpu, triton_interpreter_unavailable
 
     reason = triton_interpreter_unavailable()  # e.g. an earlier test imported triton compiled
     if reason:
@@ -175,11 +175,11 @@ def test_triton_path_matches_transformers_under_interpreter(hf_checkpoint):
 
 
 def test_kv_cache_shapes_and_bytes():
-    from hymt.engine.models import HunyuanDenseConfig
+    from hymt.engine.network import HunyuanDenseConfig
 
     real = dict(vocab_size=120818, hidden_size=2048, intermediate_size=6144, num_hidden_layers=32,
                 num_attention_heads=16, num_key_value_heads=4, head_dim=128)
-    # models.md §2.1: 64 KiB of bf16 K+V per token for the 1.8B.
+    # docs/reference/models.md §2.1: 64 KiB of bf16 K+V per token for the 1.8B.
     assert kv_bytes_per_block(real, 16, torch.bfloat16) == 16 * 64 * 1024
     assert kv_bytes_per_block(HunyuanDenseConfig.from_dict(real), 1, torch.float32) == 128 * 1024
     caches = allocate_kv_cache({**real, "num_hidden_layers": 2}, 3, 16, torch.float16, "cpu")

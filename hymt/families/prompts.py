@@ -1,6 +1,6 @@
 """build_prompt: the user-turn text of one translation request, from the official templates.
 
-Which text: the family's generation picks the template set (models.md §7.5); the Chinese
+Which text: the family's generation picks the template set (docs/reference/models.md §7.5); the Chinese
 variant is used when the source or the target is Chinese (zh, zh-Hant, yue; an unknown source
 decides by the target alone), the English one otherwise. Language names, never codes: English
 names in English texts, Chinese names in Chinese ones. HY-MT1.5's terminology, context and
@@ -15,9 +15,9 @@ from collections.abc import Callable, Mapping
 
 from hymt.errors import InvalidInputError, UnsupportedTemplateError
 from hymt.languages import Language, is_chinese
-from hymt.models import templates as T
-from hymt.models.family import ModelFamily
-from hymt.models.prompt_spec import PromptSpec
+from hymt.families import templates as T
+from hymt.families.family import ModelFamily
+from hymt.families.prompt_spec import PromptSpec
 
 
 def build_prompt(family: "ModelFamily | str", spec: PromptSpec) -> str:
@@ -28,7 +28,7 @@ def build_prompt(family: "ModelFamily | str", spec: PromptSpec) -> str:
         InvalidInputError: a field the template needs is missing (glossary, context, ...).
     """
     if isinstance(family, str):
-        from hymt.models.registry import get_family
+        from hymt.families.registry import get_family
 
         family = get_family(family)
     if spec.template not in family.templates:
@@ -41,7 +41,7 @@ def build_prompt(family: "ModelFamily | str", spec: PromptSpec) -> str:
 
 
 def uses_chinese_template(spec: PromptSpec) -> bool:
-    """True when the ZH<=>XX template applies (models.md §7)."""
+    """True when the ZH<=>XX template applies (docs/reference/models.md §7)."""
     return is_chinese(spec.target) or (spec.source is not None and is_chinese(spec.source))
 
 

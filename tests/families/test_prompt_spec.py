@@ -1,7 +1,7 @@
 import pytest
 
 from hymt.errors import InvalidInputError, UnknownLanguageError
-from hymt.models import PromptSpec, canonical_template
+from hymt.families import PromptSpec, canonical_template
 
 
 def test_languages_are_resolved_from_codes_and_names():

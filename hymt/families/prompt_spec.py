@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from hymt.errors import InvalidInputError
 from hymt.languages import Language, get_language
 
-#: Every template name any family knows (models.md §7.5). "background" is Hy-MT2's name for
+#: Every template name any family knows (docs/reference/models.md §7.5). "background" is Hy-MT2's name for
 #: its context template (§7.4-7); both names select the same template.
 TEMPLATE_NAMES = (
     "default",

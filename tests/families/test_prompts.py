@@ -1,8 +1,8 @@
-"""Prompt texts against literal strings written out from shared/reference/models.md §7."""
+"""Prompt texts against literal strings written out from docs/reference/models.md §7."""
 import pytest
 
 from hymt.errors import InvalidInputError, UnsupportedTemplateError
-from hymt.models import PromptSpec, build_prompt, get_family
+from hymt.families import PromptSpec, build_prompt, get_family
 
 HMT = get_family("Hunyuan-MT-7B")
 CHIMERA = get_family("Hunyuan-MT-Chimera-7B")

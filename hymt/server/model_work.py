@@ -1,4 +1,4 @@
-"""The app's shared state and the two ways a handler runs model work.
+"""The two ways a handler runs model work.
 
 `execute` (one answer) and `open_stream` (SSE) both: check readiness (503), take an
 admission slot (429), and bound the work by the request timeout (504) and the client's
@@ -8,39 +8,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from fastapi import Request
 
 from hymt.errors import InvalidInputError
-from hymt.server.admission import Admission, run_cancellable
+from hymt.server.admission import run_cancellable
 from hymt.server.errors import ApiError
-from hymt.server.metrics import ServerMetrics
-from hymt.server.service import ModelService
-from hymt.server.settings import ServerSettings
 from hymt.server.sse import EventStreamResponse
+from hymt.server.state import state_of
 
 T = TypeVar("T")
 logger = logging.getLogger(__name__)
-
-
-@dataclass
-class ServerState:
-    """What every handler reaches through `request.app.state.hymt`."""
-
-    settings: ServerSettings
-    service: ModelService
-    admission: Admission
-    metrics: ServerMetrics
-    started_at: float = field(default_factory=time.time)
-    extras: dict[str, Any] = field(default_factory=dict)  # per-protocol stores (DeepL glossaries)
-
-
-def state_of(request: Request) -> ServerState:
-    return request.app.state.hymt
 
 
 async def execute(request: Request, work: Callable[[], Awaitable[T]]) -> T:

@@ -2,7 +2,7 @@
 
 Separate q/k/v and gate/up projections land in row ranges of the fused weights. Legacy fused
 names (`qkv_proj` interleaved per KV head as [group q heads, k, v]; `gate_and_up_proj` stored
-[up; gate]) are split on the device first (models.md §3.1; vLLM's hunyuan loader reads them
+[up; gate]) are split on the device first (docs/reference/models.md §3.1; vLLM's hunyuan loader reads them
 the same way).
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ import torch
 from torch import nn
 
 from hymt.engine.layers.linear import Linear
-from hymt.engine.models.hunyuan_dense import HunyuanDenseForCausalLM
+from hymt.engine.network.hunyuan_dense import HunyuanDenseForCausalLM
 from hymt.errors import ModelLoadError
 
 # Saved by some trainers, never weights: skipped silently.

@@ -4,7 +4,7 @@ import logging
 import pytest
 
 from hymt.errors import InvalidInputError, ModelLoadError
-from hymt.models import FAMILIES, PromptSpec, build_prompt, detect_family, get_family
+from hymt.families import FAMILIES, PromptSpec, build_prompt, detect_family, get_family
 
 NAMES = ("HY-MT1.5-1.8B", "HY-MT1.5-7B", "Hunyuan-MT-7B", "Hunyuan-MT-Chimera-7B", "Hy-MT2-1.8B", "Hy-MT2-7B")
 
@@ -87,7 +87,7 @@ def test_full_model_input_prompt_then_chat_format():
 # Detection on tiny checkpoints ------------------------------------------------------------------
 def tiny(directory, family, *, name_or_path="", readme=None, **config_changes):
     """A tiny checkpoint whose only name hints are the ones a test chooses."""
-    from hymt.checkpoint import load_checkpoint  # written by another helper; imported here so the
+    from hymt.checkpoint import load_checkpoint  # imported here so the
     from hymt.testing import write_tiny_checkpoint  # string-only tests above run without it
 
     write_tiny_checkpoint(directory, family)
@@ -131,14 +131,14 @@ def test_parent_folders_are_not_hints(tmp_path):
 @pytest.mark.parametrize("family, newest", [("HY-MT1.5-1.8B", "Hy-MT2-1.8B"), ("Hunyuan-MT-7B", "Hy-MT2-7B")])
 def test_unknown_generation_falls_back_to_the_newest_of_the_size_with_a_warning(family, newest, tmp_path, caplog):
     checkpoint = tiny(tmp_path / "checkpoint", family)
-    with caplog.at_level(logging.WARNING, logger="hymt.models.registry"):
+    with caplog.at_level(logging.WARNING, logger="hymt.families.registry"):
         assert detect_family(checkpoint).name == newest
     assert newest in caplog.text
 
 
 def test_name_that_contradicts_the_size_falls_back(tmp_path, caplog):
     checkpoint = tiny(tmp_path / "Hunyuan-MT-7B-but-small", "HY-MT1.5-1.8B")
-    with caplog.at_level(logging.WARNING, logger="hymt.models.registry"):
+    with caplog.at_level(logging.WARNING, logger="hymt.families.registry"):
         assert detect_family(checkpoint).name == "Hy-MT2-1.8B"
     assert "hunyuan-mt" in caplog.text
 

@@ -15,25 +15,25 @@ from typing import TYPE_CHECKING
 
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import InvalidInputError, ModelLoadError
-from hymt.models.chat_format import ChatFormat
-from hymt.models.family import ModelFamily
+from hymt.families.chat_format import ChatFormat
+from hymt.families.family import ModelFamily
 
 if TYPE_CHECKING:
     from hymt.checkpoint import Checkpoint
 
 logger = logging.getLogger(__name__)
 
-# Chat formats (models.md §5), without a system turn.
+# Chat formats (docs/reference/models.md §5), without a system turn.
 _CHAT_7B = ChatFormat("<|startoftext|>", "<|extra_0|>")
 _CHAT_MT2_1_8B = ChatFormat("<｜hy_begin▁of▁sentence｜><｜hy_User｜>", "<｜hy_Assistant｜>")
 # HY-MT1.5-1.8B README renders with add_generation_prompt=False: the turn ends with no▁8 (§5.3).
 _CHAT_HYMT15_1_8B = ChatFormat("<｜hy_begin▁of▁sentence｜><｜hy_User｜>", "<｜hy_place▁holder▁no▁8｜>")
 
-# Stop tokens (models.md §6); <|endoftext|> is added only when generation_config lists it.
+# Stop tokens (docs/reference/models.md §6); <|endoftext|> is added only when generation_config lists it.
 _STOP_7B = ("<|eos|>",)
 _STOP_1_8B = ("<｜hy_place▁holder▁no▁2｜>",)
 
-# Official sampling (models.md §8).
+# Official sampling (docs/reference/models.md §8).
 _SAMPLING_2048 = SamplingParams(temperature=0.7, top_p=0.6, top_k=20, repetition_penalty=1.05, max_tokens=2048)
 _SAMPLING_4096 = _SAMPLING_2048.replace(max_tokens=4096)
 

@@ -4,11 +4,11 @@
     user = build_prompt(family, PromptSpec("Hello", target="zh"))
     model_input = family.render_chat(user, checkpoint)
 """
-from hymt.models.chat_format import ChatFormat
-from hymt.models.family import ModelFamily
-from hymt.models.prompt_spec import TEMPLATE_NAMES, PromptSpec, canonical_template
-from hymt.models.prompts import build_prompt, uses_chinese_template
-from hymt.models.registry import FAMILIES, detect_family, family_names, get_family
+from hymt.families.chat_format import ChatFormat
+from hymt.families.family import ModelFamily
+from hymt.families.prompt_spec import TEMPLATE_NAMES, PromptSpec, canonical_template
+from hymt.families.prompts import build_prompt, uses_chinese_template
+from hymt.families.registry import FAMILIES, detect_family, family_names, get_family
 
 __all__ = [
     "FAMILIES",

@@ -1,4 +1,4 @@
-"""Language codes as each protocol's clients write them (api-conventions.md §4).
+"""Language codes as each protocol's clients write them (docs/reference/protocols.md §4).
 
 Requests map through `hymt.languages.get_language`; responses echo the caller's own code
 where the caller gave one, and otherwise (a detected language) use the protocol's style:

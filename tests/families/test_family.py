@@ -3,11 +3,11 @@ import json
 
 import pytest
 
-from hymt.models import FAMILIES, PromptSpec, build_prompt, get_family
+from hymt.families import FAMILIES, PromptSpec, build_prompt, get_family
 
 
 def load_checkpoint(directory):
-    from hymt.checkpoint import load_checkpoint as load  # another helper's module; imported lazily
+    from hymt.checkpoint import load_checkpoint as load
 
     return load(directory)
 

@@ -118,7 +118,7 @@ def supported_codes() -> tuple[str, ...]:
     return tuple(lang.code for lang in LANGUAGES)
 
 
-def get_language(code_or_name: "str | Language", field: str = "language") -> Language:
+def get_language(code_or_name: str | Language, field: str = "language") -> Language:
     """The Language a client code, alias or name stands for.
 
     Tries the whole key first (so `zh-TW` and `zh-Hant-TW` keep their script), then drops
@@ -148,7 +148,7 @@ def _unknown(value: object, field: str) -> UnknownLanguageError:
     )
 
 
-def is_chinese(lang: "Language | str") -> bool:
+def is_chinese(lang: Language | str) -> bool:
     """True for Chinese, Traditional Chinese and Cantonese: they select the Chinese template."""
     return get_language(lang).code in CHINESE_CODES
 

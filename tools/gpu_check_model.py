@@ -38,7 +38,13 @@ import torch.nn.functional as F
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from hymt.engine.layers import (  # noqa: E402
-    RotaryEmbedding, SeqChunk, apply_rotary, build_attention_metadata, paged_attention_torch, rms_norm, store_kv,
+    RotaryEmbedding,
+    SeqChunk,
+    apply_rotary,
+    build_attention_metadata,
+    paged_attention_torch,
+    rms_norm,
+    store_kv,
 )
 from hymt.engine.loader import load_model  # noqa: E402
 from hymt.engine.network import allocate_kv_cache  # noqa: E402

@@ -35,8 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from hymt.engine.quant import resolve_scheme  # noqa: E402
 from hymt.engine.quant.fp8_linear import Fp8Linear  # noqa: E402
 from hymt.engine.quant.fp8_weights import quantize_fp8_rows  # noqa: E402
-from hymt.engine.quant.int_weights import dequantize_int, quantize_int  # noqa: E402
 from hymt.engine.quant.int_linear import IntWeightLinear  # noqa: E402
+from hymt.engine.quant.int_weights import dequantize_int, quantize_int  # noqa: E402
 from hymt.engine.quant.tinygemm import tinygemm_linear, to_tinygemm  # noqa: E402
 from hymt.engine.quant.tinygemm_kernels import tinygemm_dequantize, tinygemm_mm  # noqa: E402
 from hymt.engine.quant.triton_int_matmul import int_dequantize, int_linear_triton, int_mm  # noqa: E402

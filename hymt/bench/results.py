@@ -42,7 +42,7 @@ class ThroughputResult:
 
     @classmethod
     def measure(cls, name: str, num_requests: int, wall_s: float, prompt_tokens: int, output_tokens: int,
-                note: str = "") -> "ThroughputResult":
+                note: str = "") -> ThroughputResult:
         wall = max(wall_s, 1e-9)
         return cls(name, num_requests, wall_s, prompt_tokens, output_tokens, num_requests / wall,
                    output_tokens / wall, (prompt_tokens + output_tokens) / wall, note)
@@ -71,7 +71,7 @@ class LatencyResult:
     total_ms_mean: float
 
     @classmethod
-    def from_samples(cls, name: str, ttft_s: list[float], total_s: list[float], tokens: list[int]) -> "LatencyResult":
+    def from_samples(cls, name: str, ttft_s: list[float], total_s: list[float], tokens: list[int]) -> LatencyResult:
         ms_ttft = [t * 1e3 for t in ttft_s]
         ms_total = [t * 1e3 for t in total_s]
         return cls(

@@ -5,7 +5,7 @@ import gc
 import platform
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import torch
 
@@ -14,7 +14,6 @@ from hymt.bench.latency import run_latency
 from hymt.bench.offline import run_closed_loop, run_offline
 from hymt.bench.options import BenchOptions, random_weights_config
 from hymt.bench.results import BenchResult, EnvInfo, MemoryResult
-
 
 
 def env_info(command: str, device: torch.device | None) -> EnvInfo:
@@ -30,7 +29,7 @@ def env_info(command: str, device: torch.device | None) -> EnvInfo:
     else:
         name = f"CPU ({platform.processor() or platform.machine()}, {torch.get_num_threads()} threads)"
     return EnvInfo(
-        command=command, date=datetime.now(timezone.utc).isoformat(timespec="seconds"), device_name=name,
+        command=command, date=datetime.now(UTC).isoformat(timespec="seconds"), device_name=name,
         python_version=platform.python_version(), torch_version=torch.__version__,
         transformers_version=transformers.__version__, cuda_version=torch.version.cuda,
         hymt_version=getattr(hymt, "__version__", "unknown"),

@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     from hymt.engine.async_engine import AsyncEngine, RequestHandle
     from hymt.engine.factory import create_engine
     from hymt.engine.llm import LLM
-    from hymt.engine.native_engine import NativeEngine
     from hymt.engine.memory import MemoryReport
+    from hymt.engine.native_engine import NativeEngine
 
 
 def __getattr__(name: str):

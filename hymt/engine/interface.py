@@ -63,7 +63,7 @@ class Engine(ABC):
                     done[out.request_id] = out
         return [done[i] for i in ids]
 
-    def stats(self) -> "EngineStats":
+    def stats(self) -> EngineStats:
         """Counters for metrics endpoints; backends override what they know."""
         return EngineStats()
 

@@ -18,9 +18,9 @@ from typing import Protocol
 import torch
 from safetensors import safe_open
 
+from hymt.engine.layers.linear import Linear
 from hymt.engine.network.hunyuan_config import HunyuanDenseConfig
 from hymt.engine.network.hunyuan_dense import HunyuanDenseForCausalLM
-from hymt.engine.layers.linear import Linear
 from hymt.engine.network.hunyuan_weights import is_ignored, is_legacy, split_legacy, weight_targets
 from hymt.errors import InvalidInputError, ModelLoadError
 

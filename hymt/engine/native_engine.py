@@ -18,14 +18,13 @@ import logging
 import os
 import random
 import time
-from dataclasses import dataclass
 from collections.abc import Sequence as Seq
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from hymt.gc_tuning import tune_collector, untune_collector
 from hymt.engine.block_manager import BlockManager
 from hymt.engine.config import EngineConfig
 from hymt.engine.interface import Engine, EngineStats
@@ -37,6 +36,7 @@ from hymt.engine.scheduler import Scheduler, SchedulerOutput
 from hymt.engine.sequence import Sequence
 from hymt.engine.step_timer import StepTimer
 from hymt.errors import EngineError, InvalidInputError
+from hymt.gc_tuning import tune_collector, untune_collector
 
 log = logging.getLogger(__name__)
 

@@ -53,12 +53,12 @@ class SamplingParams:
         """True when the next token is always the argmax (temperature 0)."""
         return self.temperature == 0.0
 
-    def with_stop_ids(self, stop_ids: tuple[int, ...] | list[int]) -> "SamplingParams":
+    def with_stop_ids(self, stop_ids: tuple[int, ...] | list[int]) -> SamplingParams:
         """A copy with `stop_ids` added to the stop set (order kept, duplicates dropped)."""
         merged = tuple(dict.fromkeys((*self.stop_token_ids, *stop_ids)))
         return _replace(self, stop_token_ids=merged)
 
-    def replace(self, **changes) -> "SamplingParams":
+    def replace(self, **changes) -> SamplingParams:
         """A copy with the given fields changed (validated again)."""
         return _replace(self, **changes)
 

@@ -52,7 +52,7 @@ class ModelFamily:
 
         return canonical_template(template) in self.templates
 
-    def render_chat(self, user_text: str, checkpoint: "Checkpoint | None" = None) -> str:
+    def render_chat(self, user_text: str, checkpoint: Checkpoint | None = None) -> str:
         """The full model input for one user turn, special tokens included.
 
         Uses the checkpoint's chat template when it has one (the authoritative format), else
@@ -74,7 +74,7 @@ class ModelFamily:
                 )
         return self.chat_format.render(user_text)
 
-    def stop_token_ids(self, checkpoint: "Checkpoint") -> tuple[int, ...]:
+    def stop_token_ids(self, checkpoint: Checkpoint) -> tuple[int, ...]:
         """Ids that end generation: the checkpoint's eos ids, then the family's stop tokens.
 
         Raises:
@@ -95,7 +95,7 @@ class ModelFamily:
         return tuple(dict.fromkeys(int(i) for i in ids))
 
 
-def _template_tokens(checkpoint: "Checkpoint") -> dict[str, object]:
+def _template_tokens(checkpoint: Checkpoint) -> dict[str, object]:
     """Special-token variables for the chat template; bos_token falls back to the config's id."""
     tokens = special_tokens(checkpoint.tokenizer_config)
     if "bos_token" not in tokens and checkpoint.bos_token_id is not None:

@@ -82,7 +82,7 @@ class PromptSpec:
                 raise InvalidInputError(f"{name} must be a string or None", field=name)
 
 
-def _glossary(entries: "Mapping[str, str] | Iterable[tuple[str, str]]") -> tuple[tuple[str, str], ...]:
+def _glossary(entries: Mapping[str, str] | Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
     pairs = entries.items() if isinstance(entries, Mapping) else entries
     result = []
     for pair in pairs:

@@ -14,13 +14,13 @@ import re
 from collections.abc import Callable, Mapping
 
 from hymt.errors import InvalidInputError, UnsupportedTemplateError
-from hymt.languages import Language, is_chinese
 from hymt.families import templates as T
 from hymt.families.family import ModelFamily
 from hymt.families.prompt_spec import PromptSpec
+from hymt.languages import Language, is_chinese
 
 
-def build_prompt(family: "ModelFamily | str", spec: PromptSpec) -> str:
+def build_prompt(family: ModelFamily | str, spec: PromptSpec) -> str:
     """The user-turn text for `spec` under `family`'s official templates.
 
     Raises:

@@ -72,7 +72,7 @@ def family_names() -> tuple[str, ...]:
     return tuple(f.name for f in FAMILIES)
 
 
-def get_family(name: "str | ModelFamily") -> ModelFamily:
+def get_family(name: str | ModelFamily) -> ModelFamily:
     """The family with this official name or hub id (case-insensitive, `_` == `-`)."""
     if isinstance(name, ModelFamily):
         return name
@@ -84,7 +84,7 @@ def get_family(name: "str | ModelFamily") -> ModelFamily:
     return family
 
 
-def detect_family(checkpoint: "Checkpoint", family: "str | ModelFamily | None" = None) -> ModelFamily:
+def detect_family(checkpoint: Checkpoint, family: str | ModelFamily | None = None) -> ModelFamily:
     """The family of a loaded checkpoint; an explicit `family` always wins.
 
     Raises:
@@ -111,7 +111,7 @@ _SIZE_BY_HIDDEN = {2048: "1.8B", 4096: "7B"}
 _SIZE_BY_VOCAB = {120818: "1.8B", 128167: "7B"}
 
 
-def _detect_size(checkpoint: "Checkpoint") -> str:
+def _detect_size(checkpoint: Checkpoint) -> str:
     config = checkpoint.config
     if config.get("model_type") == "hy_v3":
         raise ModelLoadError(
@@ -146,7 +146,7 @@ _GENERATION_PATTERNS = (
 _README_CHARS = 8000  # a model card names its own model near the top
 
 
-def _detect_generation(checkpoint: "Checkpoint") -> tuple[str | None, str | None]:
+def _detect_generation(checkpoint: Checkpoint) -> tuple[str | None, str | None]:
     """(generation, the hint that named it), or (None, None)."""
     for hint in _name_hints(checkpoint):
         generation = _earliest_generation(hint)
@@ -155,7 +155,7 @@ def _detect_generation(checkpoint: "Checkpoint") -> tuple[str | None, str | None
     return None, None
 
 
-def _name_hints(checkpoint: "Checkpoint") -> list[str]:
+def _name_hints(checkpoint: Checkpoint) -> list[str]:
     path = Path(checkpoint.path)
     hints = [str(checkpoint.config.get("_name_or_path") or ""), path.name]
     # A hub cache snapshot lives in .../models--tencent--HY-MT1.5-1.8B/snapshots/<hash>.

@@ -22,7 +22,6 @@ from fastapi.staticfiles import StaticFiles
 
 from hymt.server import native_api
 from hymt.server.admission import Admission, ClientGone
-from hymt.server.state import ServerState
 from hymt.server.cors import CorsMiddleware
 from hymt.server.errors import install_error_handlers
 from hymt.server.logging import AccessMiddleware
@@ -38,6 +37,7 @@ from hymt.server.protocols import (
 )
 from hymt.server.service import ModelService, TranslatorFactory
 from hymt.server.settings import ServerSettings
+from hymt.server.state import ServerState
 
 STATIC_DIR = Path(__file__).parent / "static"
 

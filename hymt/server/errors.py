@@ -86,7 +86,7 @@ class ApiError(Exception):
         self.headers = dict(headers or {})
 
     @classmethod
-    def from_input_error(cls, exc: InvalidInputError, field: str | None = None) -> "ApiError":
+    def from_input_error(cls, exc: InvalidInputError, field: str | None = None) -> ApiError:
         """A 400 from a library-level InvalidInputError (unknown language, bad template, ...)."""
         valid = list(supported_codes()) if isinstance(exc, UnknownLanguageError) else None
         kind = "unknown_language" if isinstance(exc, UnknownLanguageError) else "invalid_value"

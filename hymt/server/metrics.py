@@ -10,7 +10,12 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from prometheus_client import (
-    CollectorRegistry, Counter, Histogram, ProcessCollector, disable_created_metrics, generate_latest,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    ProcessCollector,
+    disable_created_metrics,
+    generate_latest,
 )
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector

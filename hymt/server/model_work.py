@@ -56,7 +56,7 @@ async def _guarded(source: AsyncIterator[str], timeout: float, on_error: Callabl
                 chunk = await asyncio.wait_for(iterator.__anext__(), max(end - loop.time(), 0.001))
             except StopAsyncIteration:
                 return
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 yield on_error(ApiError(504, f"the stream took longer than {timeout:g} s (--request-timeout) "
                                         "and was cancelled", type="timeout"))
                 return

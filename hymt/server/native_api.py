@@ -18,11 +18,11 @@ from hymt.languages import LANGUAGES
 from hymt.server import language_codes
 from hymt.server.auth import require_key
 from hymt.server.body import get_bool, get_glossary, get_object, get_str, get_texts, read_body
-from hymt.server.model_work import execute, open_stream
-from hymt.server.state import state_of
 from hymt.server.errors import ApiError, render_error
 from hymt.server.job import TranslateJob, check_format, check_limits, language, parse_sampling
+from hymt.server.model_work import execute, open_stream
 from hymt.server.sse import event
+from hymt.server.state import state_of
 
 router = APIRouter(prefix="/api")
 _KEY = [Depends(require_key)]  # languages and status stay open: the web UI shows them before any key

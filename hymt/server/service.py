@@ -16,9 +16,9 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from hymt.gc_tuning import tune_collector, untune_collector
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import EngineError, InvalidInputError
+from hymt.gc_tuning import tune_collector, untune_collector
 from hymt.server.errors import ApiError
 from hymt.server.job import DEFAULT_SAMPLING, TranslateJob
 from hymt.server.settings import ServerSettings

@@ -7,7 +7,7 @@ a real vocabulary size (benchmarks with random real-shape weights emit any id).
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from hymt.errors import InvalidInputError
 
@@ -52,7 +52,7 @@ SPECIAL_TOKENS = {
 VOCAB_SIZE = {"hy-1.8b": 451, "hy-7b": 449}
 
 
-@lru_cache(maxsize=None)
+@cache
 def tokenizer_json(kind: str) -> str:
     """The tokenizer.json text of a tiny tokenizer of `kind` ("hy-1.8b" or "hy-7b")."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
@@ -141,7 +141,7 @@ def added_special_ids(tokenizer_text: str) -> dict[str, int]:
     return {t["content"]: t["id"] for t in json.loads(tokenizer_text)["added_tokens"] if t["special"]}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _summary(kind: str) -> tuple[int, tuple[tuple[str, int], ...]]:
     text = tokenizer_json(kind)
     data = json.loads(text)

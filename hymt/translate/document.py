@@ -124,6 +124,6 @@ def segment_document(
     return builder.segments()
 
 
-def reassemble(segments: "list[Segment] | tuple[Segment, ...]") -> str:
+def reassemble(segments: list[Segment] | tuple[Segment, ...]) -> str:
     """The translated document: each segment's `text` followed by its separator."""
     return "".join(s.text + s.separator_after for s in segments)

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import InvalidInputError, UnsupportedTemplateError
-from hymt.languages import Language, char_script, get_language
 from hymt.families import ModelFamily, canonical_template
+from hymt.languages import Language, char_script, get_language
 from hymt.translate.document import check_format
 
 #: Upper bound of the scaled answer length (the official examples use 2048).

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from hymt.engine.outputs import RequestOutput
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import InvalidInputError
-from hymt.languages import Language
 from hymt.families import ModelFamily, PromptSpec, build_prompt
+from hymt.languages import Language
 from hymt.translate.cache import CacheKey, TranslationCache
 from hymt.translate.cleanup import clean_output
 from hymt.translate.detect import LanguageDetector

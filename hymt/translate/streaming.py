@@ -182,7 +182,7 @@ class TranslationStream:
         self._items = items
         self.result: TranslationResult | None = None
 
-    def __iter__(self) -> "TranslationStream":
+    def __iter__(self) -> TranslationStream:
         return self
 
     def __next__(self) -> str:
@@ -196,7 +196,7 @@ class TranslationStream:
         """Stop early: cancels the requests still decoding."""
         self._items.close()
 
-    def __enter__(self) -> "TranslationStream":
+    def __enter__(self) -> TranslationStream:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -213,7 +213,7 @@ class Translator:
         if self._cache is not None:
             self._cache.close()
 
-    def __enter__(self) -> "Translator":
+    def __enter__(self) -> Translator:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -24,7 +24,7 @@ class StandInServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self._httpd.server_address[1]}"
 
-    def __enter__(self) -> "StandInServer":
+    def __enter__(self) -> StandInServer:
         self._thread.start()
         return self
 

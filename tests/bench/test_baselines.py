@@ -4,14 +4,17 @@ from __future__ import annotations
 import torch
 
 from hymt.bench.baselines import (
-    CONTINUOUS, build_hf_model, continuous_batching_unavailable, native_weights_for_hf, run_baselines,
+    CONTINUOUS,
+    build_hf_model,
+    continuous_batching_unavailable,
+    native_weights_for_hf,
+    run_baselines,
     run_continuous_batching,
 )
 from hymt.bench.workload import Workload
 from hymt.engine.backends.transformers_engine import TransformersEngine
 from hymt.engine.native_engine import NativeEngine
 from hymt.engine.sampling import SamplingParams
-
 from hymt.testing import ENGINE_TEST_CONFIG
 
 WORKLOAD = Workload(num_requests=6, prompt_len_min=4, prompt_len_max=12, output_len=5, batch1_requests=2)

@@ -6,7 +6,6 @@ import pytest
 from hymt.bench.latency import run_latency
 from hymt.bench.workload import Workload
 from hymt.engine.native_engine import NativeEngine
-
 from hymt.testing import ENGINE_TEST_CONFIG
 
 

@@ -7,7 +7,6 @@ from hymt.engine.interface import Engine
 from hymt.engine.native_engine import NativeEngine
 from hymt.engine.outputs import RequestOutput
 from hymt.engine.sampling import SamplingParams
-
 from hymt.testing import ENGINE_TEST_CONFIG
 
 

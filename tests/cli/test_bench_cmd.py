@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from hymt.cli import main
-
 from hymt.testing import ENGINE_TEST_CONFIG
 
 TESTS = Path(__file__).resolve().parents[1]

@@ -75,7 +75,7 @@ def logits() -> torch.Tensor:
 
 
 def test_repetition_penalty_matches_reference(logits):
-    seen_sets = [{0, 1, 2}, set(), {5, 49}, set(range(V)), {7}, {3, 3}]
+    seen_sets = [{0, 1, 2}, set(), {5, 49}, set(range(V)), {7}, {3}]
     seen = torch.zeros(6, V, dtype=torch.bool)
     for r, ids in enumerate(seen_sets):
         seen[r, list(ids)] = True

@@ -8,9 +8,9 @@ import threading
 import pytest
 from fastapi.testclient import TestClient
 
-from hymt.gc_tuning import TUNED_THRESHOLD
 from hymt.engine.interface import EngineStats
 from hymt.errors import EngineError
+from hymt.gc_tuning import TUNED_THRESHOLD
 from hymt.languages import get_language
 from hymt.server import app as app_module
 from hymt.server.app import create_app

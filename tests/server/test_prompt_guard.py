@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from hymt.languages import get_language
 from hymt.families import PromptSpec, build_prompt, get_family
+from hymt.languages import get_language
 from hymt.server.protocols.prompt_guard import is_official, plan, split_paragraphs
 
 

@@ -1,11 +1,10 @@
 """`hymt serve` from the installed console script, and its command line."""
 from __future__ import annotations
 
-import pytest
-
 from pathlib import Path
 
 import httpx
+import pytest
 
 from hymt.cli import build_parser
 from hymt.cli.serve_cmd import settings_from_args

@@ -4,10 +4,10 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from translate_samples import SAMPLES
 
 from hymt.engine.sampling import SamplingParams
 from hymt.translate.result import TranslationResult
-from translate_samples import SAMPLES
 
 # Several segments, one of them twice (one request answers both), and pass-through pieces.
 DOC = SAMPLES["chinese"] + "\n\n12345\n\n" + "价格是３．５元，包括税费和服务费。\n\n" * 2

@@ -5,11 +5,11 @@ import asyncio
 import json
 
 import pytest
+from translate_samples import HTML, MARKDOWN, SAMPLES, SRT, source_of
 
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import InvalidInputError, UnknownLanguageError, UnsupportedTemplateError
 from hymt.translate.result import TranslationResult
-from translate_samples import HTML, MARKDOWN, SAMPLES, SRT, source_of
 
 ROUNDTRIPS = [
     (SAMPLES["english"], "en", "text"),

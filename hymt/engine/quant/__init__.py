@@ -8,7 +8,11 @@ start (hymt.engine.loader), so float weights never occupy the device in full;
 from hymt.engine.quant.fp8_linear import Fp8Linear
 from hymt.engine.quant.int_linear import IntWeightLinear
 from hymt.engine.quant.layers import (
-    QUANTIZED_LINEARS, apply_quantization, finalize_layers, linear_factory, quantized_linear,
+    QUANTIZED_LINEARS,
+    apply_quantization,
+    finalize_layers,
+    linear_factory,
+    quantized_linear,
 )
 from hymt.engine.quant.schemes import SCHEMES, QuantScheme, resolve_scheme, supported_schemes
 

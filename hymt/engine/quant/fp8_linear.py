@@ -11,8 +11,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from hymt.engine.layers.linear import frozen_param, fused_output_sizes
-
 from hymt.engine.quant.fp8_weights import dequantize_fp8_rows, quantize_fp8_rows, require_fp8
+
 
 class Fp8Linear(nn.Module):
     """y = (q_x s_x) @ (q_w s_w).T (+ bias), q_x quantized per row of x at run time."""

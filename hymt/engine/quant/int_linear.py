@@ -24,7 +24,12 @@ from hymt.engine.layers.linear import frozen_param, fused_output_sizes
 from hymt.engine.quant.int_weights import IntWeights, dequantize_int, quantize_int
 from hymt.engine.quant.schemes import QuantScheme, effective_group_size
 from hymt.engine.quant.tinygemm import (
-    SlotPermutation, TinygemmWeights, probe_tile_layout, row_slot_order, slot_permutation, tinygemm_supports,
+    SlotPermutation,
+    TinygemmWeights,
+    probe_tile_layout,
+    row_slot_order,
+    slot_permutation,
+    tinygemm_supports,
     to_tinygemm,
 )
 
@@ -144,7 +149,7 @@ class IntWeightLinear(nn.Module):
                 f"bias={self.bias is not None}, kernel={'tinygemm' if self.tinygemm is not None else 'triton'}")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _packer_slot_permutation(device: torch.device) -> SlotPermutation | None:
     """How the packer on `device` orders a row's weights (tinygemm.SlotPermutation), or None
     (with a warning) when its placement is one our kernels cannot read: the layer then keeps

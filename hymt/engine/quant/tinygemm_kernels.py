@@ -36,7 +36,13 @@ import triton
 import triton.language as tl
 
 from hymt.engine.quant.tinygemm import (
-    ROW_WORDS, TILE_K, TILE_N, TILE_WORDS, SlotPermutation, TinygemmWeights, tinygemm_linear,
+    ROW_WORDS,
+    TILE_K,
+    TILE_N,
+    TILE_WORDS,
+    SlotPermutation,
+    TinygemmWeights,
+    tinygemm_linear,
 )
 from hymt.engine.quant.triton_int_matmul import fused_block_m, int4_minus
 
@@ -138,7 +144,7 @@ def _tg_dequant_kernel(
     tl.store(out, w.to(out_ptr.dtype.element_ty), mask=n_mask[:, None])
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _tile_constants(group_size: int, perm: SlotPermutation) -> dict:
     """The kernels' layout constexprs, built once: a dict built per call cost ~15 us of the
     ~40 us eager launch (probe run 11)."""

@@ -16,13 +16,20 @@ from fastapi import APIRouter, Depends, Request
 
 from hymt.server.auth import require_key
 from hymt.server.body import get_bool, get_int, read_body
-from hymt.server.model_work import execute, open_stream
-from hymt.server.state import state_of
 from hymt.server.errors import ApiError
 from hymt.server.job import check_limits
-from hymt.server.protocols.openai_api import apply_stops, error_chunk, RawGeneration, sampling_fields, parse_stops, usage_of
+from hymt.server.model_work import execute, open_stream
+from hymt.server.protocols.openai_api import (
+    RawGeneration,
+    apply_stops,
+    error_chunk,
+    parse_stops,
+    sampling_fields,
+    usage_of,
+)
 from hymt.server.service import ChatOutput
 from hymt.server.sse import event
+from hymt.server.state import state_of
 
 router = APIRouter(prefix="/v1", dependencies=[Depends(require_key)])
 

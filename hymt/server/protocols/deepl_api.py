@@ -21,11 +21,11 @@ from fastapi import APIRouter, Depends, Request
 from hymt.server import language_codes
 from hymt.server.auth import require_key
 from hymt.server.body import get_glossary, get_str, get_texts, read_body
-from hymt.server.model_work import execute
-from hymt.server.state import state_of
 from hymt.server.errors import ApiError, set_protocol
 from hymt.server.job import TranslateJob, check_limits, language
+from hymt.server.model_work import execute
 from hymt.server.protocols import deepl_glossaries
+from hymt.server.state import state_of
 
 MAX_TEXTS = 50
 TAG_HANDLING = ("html", "xml")

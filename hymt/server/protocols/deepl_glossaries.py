@@ -14,7 +14,7 @@ import csv
 import io
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -22,9 +22,9 @@ from fastapi.responses import PlainTextResponse, Response
 
 from hymt.languages import LANGUAGES
 from hymt.server.body import get_str, read_body
-from hymt.server.state import state_of
 from hymt.server.errors import ApiError
 from hymt.server.job import language
+from hymt.server.state import state_of
 
 MAX_GLOSSARIES = 1000
 MAX_ENTRIES = 10000
@@ -89,7 +89,7 @@ async def create(request: Request) -> dict[str, Any]:
     language(target, "target_lang")
     entries = parse_entries(get_str(body, "entries", required=True),
                             (get_str(body, "entries_format", "tsv") or "tsv").lower())
-    now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     glossary = Glossary(str(uuid.uuid4()), name, source.upper(), target.upper(), entries, now)
     store[glossary.glossary_id] = glossary
     return glossary.info()

@@ -25,14 +25,14 @@ from fastapi.responses import JSONResponse
 from hymt.engine.sampling import SamplingParams
 from hymt.server.auth import require_key
 from hymt.server.body import get_bool, get_float, get_int, get_object, read_body
-from hymt.server.model_work import execute, open_stream
-from hymt.server.state import state_of
 from hymt.server.errors import ApiError, render_error
 from hymt.server.job import DEFAULT_SAMPLING, TranslateJob, check_limits, sampling_from
+from hymt.server.model_work import execute, open_stream
 from hymt.server.protocols import prompt_guard
 from hymt.server.protocols.chat_render import render_messages
 from hymt.server.service import ChatOutput
 from hymt.server.sse import event
+from hymt.server.state import state_of
 
 router = APIRouter(prefix="/v1", dependencies=[Depends(require_key)])
 ROLES = ("system", "developer", "user", "assistant", "tool")

@@ -17,8 +17,8 @@ import functools
 import re
 from dataclasses import dataclass
 
-from hymt.languages import LANGUAGES, Language, get_language
 from hymt.families import templates as official
+from hymt.languages import LANGUAGES, Language, get_language
 
 # Placeholders of the official texts; everything else in them is literal.
 _PLACEHOLDER = re.compile(

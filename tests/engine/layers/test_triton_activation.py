@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 import torch
 import torch.nn.functional as F
+
 from hymt.engine.layers import triton_available
 
 pytestmark = [

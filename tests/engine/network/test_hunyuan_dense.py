@@ -11,8 +11,8 @@ import random
 
 import pytest
 import torch
-
 from conftest import FAMILIES, make_hf_model
+
 from hymt.engine.attention_metadata import AttentionMetadata
 from hymt.engine.layers import SeqChunk, build_attention_metadata
 from hymt.engine.loader import load_model

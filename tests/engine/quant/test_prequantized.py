@@ -18,8 +18,8 @@ from safetensors.torch import load_file, save_file
 
 from hymt.engine.config import EngineConfig
 from hymt.engine.layers import SeqChunk, build_attention_metadata
-from hymt.engine.native_engine import NativeEngine
 from hymt.engine.loader import load_model
+from hymt.engine.native_engine import NativeEngine
 from hymt.engine.network import allocate_kv_cache
 from hymt.engine.quant.fp8_weights import dequantize_fp8_rows, quantize_fp8_rows
 from hymt.engine.quant.int_weights import dequantize_int, quantize_int

@@ -31,3 +31,8 @@ class ModelLoadError(HymtError):
 
 class EngineError(HymtError):
     """The engine could not serve a request (out of memory, bad configuration, aborted)."""
+
+
+class InvalidDocumentError(InvalidInputError):
+    """A document that cannot be read as its format: corrupt, encrypted, over a limit, or of
+    an unsupported type. The message names the format and what is wrong with the file."""

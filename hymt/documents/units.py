@@ -1,0 +1,87 @@
+"""The contract between document formats and the translation pipeline.
+
+A format parses a document into `Unit`s: the stretches of text a reader sees, in document
+order, each written as the model should read it: entities and escapes decoded, inline markup
+(bold, links, line breaks inside a sentence, a DOCX run's formatting) replaced by numbered
+tags, `<sN>…</sN>` around content and `<sN/>` where an element has none (inline_tags.py).
+
+The pipeline translates every unit (split into sentences where the unit allows it) and hands
+the format one `Tree` per unit: the translation with each of the unit's tags exactly once and
+well nested, already checked. The format then renders the output document from the trees,
+escaping text for where it goes and putting each tag's original markup back. Everything that
+is not in a unit stays as it was.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class TagNode:
+    """Tag `number` of a unit and the translated content inside it (empty for a void tag)."""
+
+    number: int
+    children: tuple[Node, ...] = ()
+    void: bool = False
+
+
+#: A piece of translated text: plain text, or a tag with its content.
+Node = str | TagNode
+#: One unit's translation, in order.
+Tree = tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One translatable stretch of a document.
+
+    Attributes:
+        text: what the model reads (decoded text, inline markup as numbered tags).
+        split: the pipeline may split it into sentences; False keeps it one request (a
+            subtitle cue, a spreadsheet cell, a UI string).
+        context: text the unit follows, for the context template (neighbouring subtitle
+            cues); "" when none.
+        where: a short label of the place in the document ("p 12", "Sheet1!B4", "cue 7"),
+            for progress and error messages.
+    """
+
+    text: str
+    split: bool = True
+    context: str = ""
+    where: str = ""
+
+
+class ParsedDocument(ABC):
+    """A parsed document: its units, and how to write the translated document."""
+
+    @property
+    @abstractmethod
+    def units(self) -> tuple[Unit, ...]:
+        """The units to translate, in document order."""
+
+    @abstractmethod
+    def render(self, translations: Sequence[Tree]) -> bytes:
+        """The translated document. `translations[i]` is unit i's translation; the
+        pipeline guarantees one per unit, each with exactly the unit's tags."""
+
+
+@dataclass(frozen=True)
+class DocumentFormat:
+    """One format hymt reads and writes.
+
+    Attributes:
+        name: the format's name in APIs and on the CLI ("html", "docx", ...).
+        suffixes: file-name suffixes, lower case with the dot (".html", ".htm").
+        media_type: the MIME type of its files.
+        parse: reads a file's bytes; raises InvalidDocumentError for a file it cannot read.
+        text: a text format, which the SDK and the text APIs also accept as a string
+            (its bytes are UTF-8).
+    """
+
+    name: str
+    suffixes: tuple[str, ...]
+    media_type: str
+    parse: Callable[[bytes], ParsedDocument]
+    text: bool = False

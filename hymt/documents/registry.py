@@ -1,0 +1,37 @@
+"""Every document format hymt reads, by name and by file suffix: the one table of formats."""
+from __future__ import annotations
+
+from pathlib import PurePath
+
+from hymt.documents.units import DocumentFormat
+from hymt.errors import InvalidDocumentError, InvalidInputError
+
+#: Each format module's FORMAT, in the order the docs list them.
+FORMATS: tuple[DocumentFormat, ...] = ()
+
+_BY_NAME = {f.name: f for f in FORMATS}
+_BY_SUFFIX = {suffix: f for f in FORMATS for suffix in f.suffixes}
+
+
+def format_names(*, text_only: bool = False) -> tuple[str, ...]:
+    return tuple(f.name for f in FORMATS if f.text or not text_only)
+
+
+def get_format(name: str, *, field: str = "format", text_only: bool = False) -> DocumentFormat:
+    """The format called `name` (case-insensitive); InvalidInputError lists the valid names."""
+    found = _BY_NAME.get(name.strip().lower()) if isinstance(name, str) else None
+    if found is None or (text_only and not found.text):
+        valid = ", ".join(format_names(text_only=text_only))
+        raise InvalidInputError(f"unknown {field} {name!r}; valid: {valid}", field=field)
+    return found
+
+
+def format_for_filename(filename: str, *, field: str = "file") -> DocumentFormat:
+    """The format of a file by its suffix; InvalidDocumentError lists the supported suffixes."""
+    suffixes = [s.lower() for s in PurePath(filename).suffixes]
+    for n in range(len(suffixes)):
+        found = _BY_SUFFIX.get("".join(suffixes[n:]))
+        if found is not None:
+            return found
+    supported = ", ".join(sorted(_BY_SUFFIX))
+    raise InvalidDocumentError(f"unsupported file type {filename!r}; supported: {supported}", field=field)

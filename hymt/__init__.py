@@ -13,6 +13,9 @@ _LAZY = {
     "TranslationResult": "hymt.translate.result",
     "Segment": "hymt.translate.result",
     "Detection": "hymt.translate.result",
+    "Generation": "hymt.translate.result",
+    "TranslateOptions": "hymt.translate.options",
+    "Sampling": "hymt.translate.sampling_policy",
 }
 
 __all__ = ["__version__", *_LAZY]

@@ -8,9 +8,10 @@ from hymt.families.chat_format import ChatFormat
 from hymt.families.family import ModelFamily
 from hymt.families.prompt_spec import TEMPLATE_NAMES, PromptSpec, canonical_template
 from hymt.families.prompts import build_prompt, uses_chinese_template
-from hymt.families.registry import FAMILIES, detect_family, family_names, get_family
+from hymt.families.registry import DEFAULT_MODEL, FAMILIES, detect_family, family_names, get_family
 
 __all__ = [
+    "DEFAULT_MODEL",
     "FAMILIES",
     "TEMPLATE_NAMES",
     "ChatFormat",

@@ -73,17 +73,23 @@ class PromptSpec:
         if self.source is not None:
             object.__setattr__(self, "source", get_language(self.source, field="source"))
         object.__setattr__(self, "template", canonical_template(self.template))
-        object.__setattr__(self, "glossary", _glossary(self.glossary))
-        object.__setattr__(self, "candidates", _strings(self.candidates, "candidates"))
-        object.__setattr__(self, "preferences", _strings(self.preferences, "preferences"))
+        object.__setattr__(self, "glossary", glossary_pairs(self.glossary))
+        object.__setattr__(self, "candidates", string_tuple(self.candidates, "candidates"))
+        object.__setattr__(self, "preferences", string_tuple(self.preferences, "preferences"))
         for name in ("context", "style", "format_type"):
             value = getattr(self, name)
             if value is not None and not isinstance(value, str):
                 raise InvalidInputError(f"{name} must be a string or None", field=name)
 
 
-def _glossary(entries: Mapping[str, str] | Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+def glossary_pairs(entries: object) -> tuple[tuple[str, str], ...]:
+    """A glossary as (source term, target term) pairs: from a mapping or an iterable of pairs;
+    terms stripped, repeated pairs dropped, order kept. The one glossary normalisation."""
+    if not entries:
+        return ()
     pairs = entries.items() if isinstance(entries, Mapping) else entries
+    if isinstance(pairs, str) or not isinstance(pairs, Iterable):
+        raise InvalidInputError("glossary must be a mapping or a list of (source, target) pairs", field="glossary")
     result = []
     for pair in pairs:
         if (
@@ -95,11 +101,11 @@ def _glossary(entries: Mapping[str, str] | Iterable[tuple[str, str]]) -> tuple[t
                 f"glossary entries must be (source term, target term) pairs of non-empty strings, got {pair!r}",
                 field="glossary",
             )
-        result.append((pair[0], pair[1]))
-    return tuple(result)
+        result.append((pair[0].strip(), pair[1].strip()))
+    return tuple(dict.fromkeys(result))
 
 
-def _strings(values: Iterable[str], field: str) -> tuple[str, ...]:
+def string_tuple(values: Iterable[str], field: str) -> tuple[str, ...]:
     if isinstance(values, str):  # a lone string would otherwise become one item per character
         raise InvalidInputError(f"{field} must be a list of strings, not one string", field=field)
     result = tuple(values)

@@ -57,6 +57,9 @@ FAMILIES: tuple[ModelFamily, ...] = (
                 _SAMPLING_4096, True, _CHAT_7B, _STOP_7B),
 )
 
+#: The model served when none is named: the small, current translation model.
+DEFAULT_MODEL = "tencent/HY-MT1.5-1.8B"
+
 #: The family used when only the size is known: the newest generation of that size.
 _NEWEST = {"1.8B": "Hy-MT2-1.8B", "7B": "Hy-MT2-7B"}
 

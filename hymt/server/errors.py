@@ -8,7 +8,8 @@ reaches a client: every exception handler here renders through the request's pro
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -91,6 +92,19 @@ class ApiError(Exception):
         valid = list(supported_codes()) if isinstance(exc, UnknownLanguageError) else None
         kind = "unknown_language" if isinstance(exc, UnknownLanguageError) else "invalid_value"
         return cls(400, str(exc), type=kind, field=field or exc.field, valid=valid)
+
+
+@contextmanager
+def library_errors() -> Iterator[None]:
+    """The library's errors as ApiErrors (400 bad input, 500 engine fault): the one mapping."""
+    try:
+        yield
+    except ApiError:
+        raise
+    except InvalidInputError as exc:
+        raise ApiError.from_input_error(exc) from exc
+    except EngineError as exc:
+        raise ApiError(500, f"engine error: {exc}", type="engine_error") from exc
 
 
 def protocol_of(request: Request) -> str:

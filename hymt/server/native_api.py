@@ -18,17 +18,20 @@ from hymt.languages import LANGUAGES
 from hymt.server import language_codes
 from hymt.server.auth import require_key
 from hymt.server.body import get_bool, get_glossary, get_object, get_str, get_texts, read_body
-from hymt.server.errors import ApiError, render_error
-from hymt.server.job import TranslateJob, check_format, check_limits, language, parse_sampling
+from hymt.server.errors import ApiError, library_errors, render_error
 from hymt.server.model_work import execute, open_stream
+from hymt.server.request_fields import check_limits, format_field, language, sampling_field, target_language
 from hymt.server.sse import event
 from hymt.server.state import state_of
+from hymt.server.translation_job import TranslationJob
+from hymt.translate.options import TranslateOptions
+from hymt.translate.result import TranslationResult
 
 router = APIRouter(prefix="/api")
 _KEY = [Depends(require_key)]  # languages and status stay open: the web UI shows them before any key
 
 
-async def parse_job(request: Request) -> tuple[TranslateJob, bool, dict[str, Any]]:
+async def parse_job(request: Request) -> tuple[TranslationJob, bool, dict[str, Any]]:
     """The native request body -> (job, text was a list, body)."""
     body = await read_body(request)
     st = state_of(request)
@@ -36,27 +39,27 @@ async def parse_job(request: Request) -> tuple[TranslateJob, bool, dict[str, Any
     check_limits(texts, st.settings, field="text")
     if not any(t.strip() for t in texts):
         raise ApiError(400, "text must contain something to translate", field="text")
-    job = TranslateJob(
-        texts=tuple(texts),
-        target=language(body.get("tgt"), "tgt"),
-        source=language(body.get("src", "auto"), "src", allow_auto=True),
-        glossary=get_glossary(body),
-        context=get_str(body, "context") or None,
-        style=get_str(body, "style") or None,
-        template=get_str(body, "template") or None,
-        format=check_format(body.get("format")),
-        sampling=parse_sampling(get_object(body, "sampling")),
-        use_cache=get_bool(body, "use_cache", st.settings.cache),
-        retry=get_bool(body, "retry", True),
-    )
+    with library_errors():
+        options = TranslateOptions(
+            glossary=get_glossary(body),
+            context=get_str(body, "context") or None,
+            style=get_str(body, "style") or None,
+            template=get_str(body, "template") or None,
+            format=format_field(body.get("format")),
+            sampling=sampling_field(get_object(body, "sampling")),
+            use_cache=get_bool(body, "use_cache", st.settings.cache),
+            retry=get_bool(body, "retry", True),
+        )
+    job = TranslationJob(texts=tuple(texts), target=target_language(body.get("tgt"), "tgt"),
+                         source=language(body.get("src", "auto"), "src", allow_auto=True), options=options)
     return job, was_list, body
 
 
-def item_dict(result: Any, body: dict[str, Any]) -> dict[str, Any]:
+def item_dict(result: TranslationResult, body: dict[str, Any]) -> dict[str, Any]:
     """One item of "results"."""
     src = body.get("src") if body.get("src") not in (None, "", "auto") else None
-    detection = getattr(result, "detection", None)
-    out = {
+    detection = result.detection
+    out: dict[str, Any] = {
         "translation": result.text,
         "src": src or (result.source.code if result.source else None),
         "tgt": body.get("tgt"),
@@ -73,7 +76,7 @@ def item_dict(result: Any, body: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def response_dict(results: list[Any], was_list: bool, body: dict[str, Any], model: str,
+def response_dict(results: list[TranslationResult], was_list: bool, body: dict[str, Any], model: str,
                   started: float) -> dict[str, Any]:
     """The whole native answer; `src` is the one detected language, or "auto" when items differ."""
     items = [item_dict(r, body) for r in results]
@@ -84,20 +87,14 @@ def response_dict(results: list[Any], was_list: bool, body: dict[str, Any], mode
         "src": next(iter(sources)) if len(sources) == 1 else "auto",
         "tgt": body.get("tgt"),
         "model": model,
-        "usage": {"prompt_tokens": _total(i["usage"]["prompt_tokens"] for i in items),
-                  "completion_tokens": _total(i["usage"]["completion_tokens"] for i in items)},
+        "usage": {"prompt_tokens": sum(i["usage"]["prompt_tokens"] for i in items),
+                  "completion_tokens": sum(i["usage"]["completion_tokens"] for i in items)},
         "elapsed_ms": round((time.perf_counter() - started) * 1000, 1),
         "cached": all(i["cached"] for i in items),
         "retried": any(i["retried"] for i in items),
         "issues": issues,
         "results": items,
     }
-
-
-def _total(values) -> int | None:
-    """Sum of token counts; None when some count is unknown (a text-only stream)."""
-    values = list(values)
-    return None if any(v is None for v in values) else sum(values)
 
 
 @router.post("/translate", dependencies=_KEY)

@@ -5,11 +5,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from hymt.engine.factory import BACKENDS
 from hymt.errors import InvalidInputError
+from hymt.families import DEFAULT_MODEL
 
-ENGINE_CHOICES = ("native", "transformers", "openai")
 LOG_LEVEL_CHOICES = ("critical", "error", "warning", "info", "debug")
-DEFAULT_MODEL = "tencent/HY-MT1.5-1.8B"
 
 
 @dataclass(frozen=True)
@@ -37,8 +37,8 @@ class ServerSettings:
         retry_after_s: the Retry-After value sent with 429 and 503.
         warmup: run one tiny translation before reporting ready.
         served_model_name: the model id shown to clients; default derived from `model`.
-        max_tokens: the most tokens one segment's answer may have when a request sets no
-            sampling of its own (None: the Translator's default, 3 x source tokens + 64).
+        max_tokens: the most tokens any one answer may have, whatever the request asks for
+            (None: each request's own limit, by default 3 x source tokens + 64 per segment).
         prompt_guard: rewrite generic translation prompts of OpenAI chats into the official
             template, paragraph by paragraph (docs/reference/protocols.md §2.1).
     """
@@ -69,9 +69,9 @@ class ServerSettings:
     prompt_guard: bool = True
 
     def __post_init__(self) -> None:
-        if self.engine not in ENGINE_CHOICES:
+        if self.engine not in BACKENDS:
             raise InvalidInputError(
-                f"engine must be one of {', '.join(ENGINE_CHOICES)}, got {self.engine!r}", field="engine"
+                f"engine must be one of {', '.join(BACKENDS)}, got {self.engine!r}", field="engine"
             )
         if self.engine == "openai" and not self.openai_base_url:
             raise InvalidInputError("engine 'openai' needs --openai-base-url", field="openai_base_url")

@@ -5,6 +5,7 @@ from hymt.testing.real_shape_checkpoint import (
     write_real_shape_checkpoint,
 )
 from hymt.testing.real_shapes import real_shape_config
+from hymt.testing.scripted_engine import Answer, ScriptedEngine, source_of
 from hymt.testing.tiny_checkpoint import (
     ENGINE_TEST_CONFIG,
     TINY_FAMILIES,
@@ -17,6 +18,7 @@ from hymt.testing.tiny_checkpoint import (
 FAMILY_NAMES = tuple(f.name for f in TINY_FAMILIES)
 
 __all__ = [
-    "ENGINE_TEST_CONFIG", "FAMILY_NAMES", "REAL_SPECIAL_IDS", "real_shape_checkpoint_config", "real_shape_config", "tiny_config",
-    "tiny_state_dict", "write_real_shape_checkpoint", "write_tiny_checkpoint", "write_tiny_metadata",
+    "ENGINE_TEST_CONFIG", "FAMILY_NAMES", "REAL_SPECIAL_IDS", "Answer", "ScriptedEngine", "real_shape_checkpoint_config",
+    "real_shape_config", "source_of", "tiny_config", "tiny_state_dict", "write_real_shape_checkpoint",
+    "write_tiny_checkpoint", "write_tiny_metadata",
 ]

@@ -5,12 +5,17 @@ its own (what is translated, what is kept), `detect_language` the source-languag
 """
 from hymt.translate.document import guess_format, is_translatable, reassemble, segment_document
 from hymt.translate.formats import FORMATS
-from hymt.translate.result import Detection, Segment, TranslationResult
+from hymt.translate.options import TranslateOptions
+from hymt.translate.result import Detection, Generation, Segment, TranslationResult
+from hymt.translate.sampling_policy import Sampling
 
 __all__ = [
     "FORMATS",
     "Detection",
+    "Generation",
+    "Sampling",
     "Segment",
+    "TranslateOptions",
     "TranslationResult",
     "Translator",
     "TranslatorInfo",

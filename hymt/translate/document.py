@@ -124,6 +124,16 @@ def segment_document(
     return builder.segments()
 
 
+def whole_text_segments(text: str) -> list[Segment]:
+    """`text` as one segment (templates that read a whole text at once); surrounding
+    whitespace goes into the separators, as `segment_document` does."""
+    core = text.strip()
+    start = text.index(core[0]) if core else len(text)
+    lead = Segment(source="", text="", separator_after=text[:start], translatable=False)
+    body = Segment(source=core, text=core, separator_after=text[start + len(core):])
+    return [lead, body] if start else [body]
+
+
 def reassemble(segments: list[Segment] | tuple[Segment, ...]) -> str:
     """The translated document: each segment's `text` followed by its separator."""
     return "".join(s.text + s.separator_after for s in segments)

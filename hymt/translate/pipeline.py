@@ -14,6 +14,7 @@ import time
 import zlib
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from hymt.engine.outputs import RequestOutput
 from hymt.engine.sampling import SamplingParams
@@ -23,8 +24,9 @@ from hymt.languages import Language
 from hymt.translate.cache import CacheKey, TranslationCache
 from hymt.translate.cleanup import clean_output
 from hymt.translate.detect import LanguageDetector
-from hymt.translate.document import reassemble, segment_document
-from hymt.translate.options import TranslateOptions, retry_sampling, sampling_for, template_for
+from hymt.translate.document import reassemble, segment_document, whole_text_segments
+from hymt.translate.request import WHOLE_TEXT_TEMPLATES, TranslationRequest, template_for
+from hymt.translate.sampling_policy import first_attempt, retry_sampling
 from hymt.translate.quality import check_translation
 from hymt.translate.result import Detection, Segment, TranslationResult
 from hymt.translate.segmenter import TokenCounter
@@ -95,7 +97,7 @@ class Doc:
 
 @dataclass
 class Plan:
-    options: TranslateOptions
+    request: TranslationRequest
     docs: list[Doc]
     works: list[Work]
     started: float
@@ -106,31 +108,45 @@ class Plan:
         return sum(1 for d in self.docs for s in d.segments if s.translatable)
 
 
-class Progress:
-    """Reports (done, total) to a callable, or drives a tqdm-like object (`update`, `total`)."""
+class ProgressBar(Protocol):
+    """What Progress drives of a tqdm-like bar."""
 
-    def __init__(self, target: Callable[[int, int], object] | object | None) -> None:
+    total: int | float | None
+
+    def update(self, n: int) -> object: ...
+
+    def refresh(self) -> object: ...
+
+
+ProgressTarget = Callable[[int, int], object] | ProgressBar | None
+
+
+class Progress:
+    """Reports (done, total) to a callable, or drives a tqdm-like bar (`total`, `update`)."""
+
+    def __init__(self, target: ProgressTarget) -> None:
         self.target, self.done, self.total = target, 0, 0
 
     def start(self, total: int) -> None:
         self.total = total
-        if self.target is None:
+        target = self.target
+        if target is None:
             return
-        if hasattr(self.target, "update"):
-            self.target.total = total
-            if hasattr(self.target, "refresh"):
-                self.target.refresh()
+        if callable(target):
+            target(0, total)
         else:
-            self.target(0, total)
+            target.total = total
+            target.refresh()
 
     def advance(self, n: int) -> None:
-        if n <= 0 or self.target is None:
+        target = self.target
+        if n <= 0 or target is None:
             return
         self.done += n
-        if hasattr(self.target, "update"):
-            self.target.update(n)
+        if callable(target):
+            target(self.done, self.total)
         else:
-            self.target(self.done, self.total)
+            target.update(n)
 
 
 def check_text(text: object, field: str = "text") -> str:
@@ -151,20 +167,27 @@ class Pipeline:
         cache: TranslationCache | None,
         detector: LanguageDetector,
         max_segment_tokens: int,
+        answer_cap: int | None = None,
     ) -> None:
         self.model, self.cache, self.detector = model, cache, detector
         self.max_segment_tokens = max_segment_tokens
+        self.answer_cap = answer_cap
 
     # -- planning --------------------------------------------------------------------------
 
-    def plan(self, texts: list[str], options: TranslateOptions) -> Plan:
-        plan = Plan(options, [], [], time.perf_counter())
+    def plan(self, texts: list[str], request: TranslationRequest) -> Plan:
+        options = request.options
+        plan = Plan(request, [], [], time.perf_counter())
         # One count per text for the whole plan: the segmenter, the cache key and the work's
         # sampling may each need the same segment's count.
         count = functools.lru_cache(maxsize=None)(self.model.count_tokens)
         for text in texts:
-            segments = segment_document(text, options.format, max_tokens=self.max_segment_tokens, count_tokens=count)
-            source, detection = options.source, None
+            if options.template in WHOLE_TEXT_TEMPLATES:
+                segments = whole_text_segments(text)
+            else:
+                segments = segment_document(text, options.format, max_tokens=self.max_segment_tokens,
+                                            count_tokens=count)
+            source, detection = request.source, None
             if source is None:
                 detection = self.detector.detect(" ".join(s.source for s in segments if s.translatable))
                 source = detection.language
@@ -174,17 +197,18 @@ class Pipeline:
         for d, doc in enumerate(plan.docs):
             for i, seg in enumerate(doc.segments):
                 if seg.translatable and not seg.cached:
-                    work = self._work(seg.source, doc.source, options, works, count, keys.get((d, i)))
+                    work = self._work(seg.source, doc.source, request, works, count, keys.get((d, i)))
                     work.users.append((d, i))
         plan.works = list(works.values())
         return plan
 
-    def _cache_key(self, text: str, source: Language | None, options: TranslateOptions,
+    def _cache_key(self, text: str, source: Language | None, request: TranslationRequest,
                    count: TokenCounter) -> CacheKey | None:
+        options = request.options
         if self.cache is None or not options.use_cache:
             return None
-        template, terms = template_for(text, options)
-        params = sampling_for(options, self.model.family, lambda: count(text))
+        template, terms = template_for(text, request)
+        params = self._first_params(text, request, count)
         if not params.greedy:
             return None
         extras = (
@@ -192,9 +216,12 @@ class Pipeline:
             options.context if template == "context" else None,
             options.style if template == "style" else None,
             options.format,
+            options.format_type if template == "structured" else None,
+            list(options.preferences) if template == "personalization" else None,
+            list(options.candidates) if template == "fusion" else None,
         )
         return CacheKey(
-            self.model.model_id, self.model.family.name, source.code if source else None, options.target.code,
+            self.model.model_id, self.model.family.name, source.code if source else None, request.target.code,
             template, extras, repr(params), text,
         )
 
@@ -204,7 +231,7 @@ class Pipeline:
         keys = {}
         for d, doc in enumerate(plan.docs):
             for i, seg in enumerate(doc.segments):
-                key = self._cache_key(seg.source, doc.source, plan.options, count) if seg.translatable else None
+                key = self._cache_key(seg.source, doc.source, plan.request, count) if seg.translatable else None
                 if key is not None:
                     keys[(d, i)] = key
         if not keys:
@@ -218,23 +245,29 @@ class Pipeline:
                 plan.hits += 1
         return keys
 
-    def _work(self, text: str, source: Language | None, options: TranslateOptions, works: dict,
+    def _first_params(self, text: str, request: TranslationRequest, count: TokenCounter) -> SamplingParams:
+        return first_attempt(request.options.sampling, self.model.family, lambda: count(text), self.answer_cap)
+
+    def _work(self, text: str, source: Language | None, request: TranslationRequest, works: dict,
               count: TokenCounter, cache_key: CacheKey | None) -> Work:
-        family = self.model.family
-        template, terms = template_for(text, options)
+        family, options = self.model.family, request.options
+        template, terms = template_for(text, request)
         spec = PromptSpec(
-            text=text, target=options.target, source=source, template=template, glossary=terms,
+            text=text, target=request.target, source=source, template=template, glossary=terms,
             context=options.context if template == "context" else None,
             style=options.style if template == "style" else None,
+            format_type=options.format_type if template == "structured" else None,
+            preferences=options.preferences if template == "personalization" else (),
+            candidates=options.candidates if template == "fusion" else (),
         )
         prompt_ids = self.model.encode(family.render_chat(build_prompt(family, spec), self.model.checkpoint))
-        params = sampling_for(options, family, lambda: count(text))
+        params = self._first_params(text, request, count)
         if self.model.max_model_len and params.max_tokens + len(prompt_ids) > self.model.max_model_len:
             params = params.replace(max_tokens=max(1, self.model.max_model_len - len(prompt_ids)))
         params = params.with_stop_ids(self.model.stop_token_ids)
         dedupe = (tuple(prompt_ids), params)
         if dedupe not in works:
-            works[dedupe] = Work(text, source, options.target, cache_key, prompt_ids, params)
+            works[dedupe] = Work(text, source, request.target, cache_key, prompt_ids, params)
         return works[dedupe]
 
     # -- running ---------------------------------------------------------------------------
@@ -257,7 +290,7 @@ class Pipeline:
         for work, out in zip(works, outputs):
             work.text, work.issues = self.answer(work, out)
             work.prompt_tokens, work.completion_tokens = len(out.prompt_token_ids), len(out.token_ids)
-            if work.issues and plan.options.retry:
+            if work.issues and plan.request.options.retry:
                 retry.append(work)
         if retry:
             requests = [Request(w.prompt_ids, self._retry_params(w)) for w in retry]
@@ -291,7 +324,7 @@ class Pipeline:
                     completion_tokens=work.completion_tokens if n == 0 else 0,
                 )
         elapsed = time.perf_counter() - plan.started
-        return [_result(doc, plan.options.target, elapsed) for doc in plan.docs]
+        return [_result(doc, plan.request.target, elapsed) for doc in plan.docs]
 
 
 def _score(issues: tuple[str, ...]) -> int:

@@ -117,3 +117,22 @@ class TranslationResult:
             "issues": list(self.issues),
             "detection": self.detection.to_dict() if self.detection else None,
         }
+
+
+@dataclass(frozen=True)
+class Generation:
+    """A chat answer (the OpenAI routes): the text and what the engine did for it.
+
+    Attributes:
+        text: the answer (for a raw generation: decoded, special tokens skipped, no cleanup).
+        prompt_tokens / completion_tokens: tokens the engine read and wrote for it.
+        finish_reason: "stop", "length" or "abort".
+        token_ids: the generated ids of a raw generation; () when the answer was assembled
+            from translations.
+    """
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    finish_reason: str
+    token_ids: tuple[int, ...] = ()

@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Iterator
 
 from hymt.engine.outputs import RequestOutput
 from hymt.translate.cleanup import StreamCleaner
+from hymt.translate.detokenize import IncrementalDecoder
 from hymt.translate.pipeline import Pipeline, Plan, Work
 from hymt.translate.quality import check_translation
 from hymt.translate.result import TranslationResult
@@ -32,25 +33,22 @@ class _SegmentStream:
     def __init__(self, pipeline: Pipeline, work: Work) -> None:
         self.pipeline, self.work = pipeline, work
         self.cleaner = StreamCleaner(work.source)
-        self.ids: list[int] = []
+        self.decoder = IncrementalDecoder(pipeline.model.decode)
         self.last: RequestOutput | None = None
 
     def push(self, delta: RequestOutput) -> str:
         self.last = delta
-        self.ids.extend(delta.new_token_ids)
-        raw = self.pipeline.model.decode(self.ids)
-        if raw.endswith("\ufffd"):
-            return ""  # a character is still incomplete
-        return self.cleaner.feed(raw)
+        if not self.decoder.push(delta.new_token_ids):
+            return ""  # nothing new, or a character is still incomplete
+        return self.cleaner.feed(self.decoder.text)
 
     def finish(self) -> str:
-        if self.last is not None and self.last.token_ids:
-            self.ids = list(self.last.token_ids)
-        piece = self.cleaner.finish(self.pipeline.model.decode(self.ids))
+        ids = list(self.last.token_ids) if self.last is not None and self.last.token_ids else self.decoder.ids
+        piece = self.cleaner.finish(self.pipeline.model.decode(ids))
         work = self.work
         work.text = self.cleaner.emitted
         work.prompt_tokens = len(work.prompt_ids)
-        work.completion_tokens = len(self.ids)
+        work.completion_tokens = len(ids)
         reason = self.last.finish_reason if self.last is not None else None
         work.issues = check_translation(
             work.source, work.text, target=work.target, source_lang=work.source_lang, finish_reason=reason,

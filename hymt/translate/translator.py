@@ -17,21 +17,31 @@ import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hymt.engine.config import EngineConfig
+from hymt.engine.factory import BACKENDS
 from hymt.engine.interface import Engine, EngineStats
+from hymt.engine.outputs import RequestOutput
+from hymt.engine.sampling import SamplingParams
 from hymt.errors import InvalidInputError
+from hymt.families import DEFAULT_MODEL, ModelFamily
+from hymt.languages import Language
 from hymt.translate.cache import TranslationCache
 from hymt.translate.detect import LanguageDetector
+from hymt.translate.detokenize import IncrementalDecoder
 from hymt.translate.document import DEFAULT_MAX_SEGMENT_TOKENS
-from hymt.translate.options import make_options
-from hymt.translate.pipeline import LoadedModel, Pipeline, Progress, Round, check_text
-from hymt.translate.result import Detection, TranslationResult
+from hymt.translate.options import TranslateOptions, options_with
+from hymt.translate.pipeline import LoadedModel, Pipeline, Plan, Progress, ProgressTarget, Round, check_text
+from hymt.translate.request import TranslationRequest, resolve_request
+from hymt.translate.result import Detection, Generation, TranslationResult
 from hymt.translate.streaming import TranslationStream, astream_plan, stream_plan
 
-logger = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    from hymt.checkpoint import Checkpoint
+    from hymt.engine.async_engine import RequestHandle
 
-ENGINE_BACKENDS = ("native", "transformers", "openai")
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -43,7 +53,7 @@ class TranslatorInfo:
     engine: str
     device: str
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, str]:
         return dataclasses.asdict(self)
 
 
@@ -57,13 +67,15 @@ class Translator:
         family: the official family name; detected from the checkpoint when None.
         cache: True (the default SQLite file), False (no cache) or a file path.
         max_segment_tokens: the token budget of one segment.
+        max_tokens: the most tokens any one answer may have, whatever a call asks for
+            (a server operator's cap); None: no cap beyond each call's own.
         engine_options: backend-specific keywords for create_engine (e.g. the openai
             backend's base_url).
     """
 
     def __init__(
         self,
-        model: str | Path = "tencent/HY-MT1.5-1.8B",
+        model: str | Path = DEFAULT_MODEL,
         *,
         engine: str | Engine = "native",
         device: str | None = None,
@@ -73,12 +85,16 @@ class Translator:
         cache: bool | str | Path = True,
         engine_config: EngineConfig | None = None,
         max_segment_tokens: int = DEFAULT_MAX_SEGMENT_TOKENS,
-        engine_options: dict | None = None,
+        max_tokens: int | None = None,
+        engine_options: dict[str, object] | None = None,
     ) -> None:
         from hymt.checkpoint import load_checkpoint
         from hymt.engine.async_engine import AsyncEngine
         from hymt.families import detect_family, get_family
 
+        if max_tokens is not None and (not isinstance(max_tokens, int) or max_tokens < 1):
+            raise InvalidInputError(f"max_tokens must be a positive integer or None, got {max_tokens!r}",
+                                    field="max_tokens")
         checkpoint = load_checkpoint(model)
         fam = get_family(family) if family else detect_family(checkpoint)
         config = engine_config or EngineConfig()
@@ -86,76 +102,58 @@ class Translator:
             config = dataclasses.replace(config, quantization=quantization)
         model_id = str(Path(model).resolve()) if Path(model).exists() else str(model)
         self._model = LoadedModel(model_id, checkpoint, fam, fam.stop_token_ids(checkpoint), config.max_model_len)
+        self._answer_cap = max_tokens
         self._cache = _open_cache(cache)  # before the engine: nothing to release if it fails
         backend, token_engine = _make_engine(engine, checkpoint, device, dtype, config, engine_options or {})
         self._detector = LanguageDetector()
-        self._pipeline = Pipeline(
-            self._model, cache=self._cache, detector=self._detector, max_segment_tokens=max_segment_tokens
-        )
+        self._pipeline = Pipeline(self._model, cache=self._cache, detector=self._detector,
+                                  max_segment_tokens=max_segment_tokens, answer_cap=max_tokens)
         self._engine = AsyncEngine(token_engine)
         self._closed = False
         self.info = TranslatorInfo(model_id, fam.name, backend, _device_of(token_engine, device))
 
     # -- blocking API ----------------------------------------------------------------------
+    # Every call takes `options` (TranslateOptions) and/or its fields as keyword arguments
+    # (glossary=, context=, style=, template=, format=, format_type=, preferences=,
+    # candidates=, sampling=, use_cache=, retry=); the keywords override `options`.
 
-    def translate(
-        self, text: str, to, source="auto", *, glossary=None, context=None, style=None, template=None,
-        format="text", sampling=None, use_cache=True, retry=True,
-    ) -> TranslationResult:
+    def translate(self, text: str, to: str | Language, source: str | Language | None = "auto", *,
+                  options: TranslateOptions | None = None, **option_fields: object) -> TranslationResult:
         """Translate one text: segmented, every segment in one engine batch, reassembled.
 
         Args:
             text: the text (must not be blank).
             to / source: language codes, aliases or names; source "auto" detects it.
-            glossary: {source term: target term} or (source, target) pairs; segments that
-                contain a term use the terminology template.
-            context: text the segment follows (context template).
-            style: the target style (Hy-MT2 style template).
-            template: force a template ("formatted", "delimiters", "structured", ...).
-            format: "text", "markdown", "html" or "srt" (what is markup, kept verbatim).
-            sampling: None (greedy), "official" (the family's values) or SamplingParams.
-            use_cache: read and write the translation cache.
-            retry: send a segment the quality guard flags once more (official sampling);
-                False makes every segment exactly one engine request (its issues are still
-                reported on the result).
+            options / option_fields: how to translate (see TranslateOptions).
         """
-        options = dict(glossary=glossary, context=context, style=style, template=template, format=format,
-                       sampling=sampling, use_cache=use_cache, retry=retry)
-        return self._translate([check_text(text)], to, source, None, options)[0]
+        request = self._request(to, source, options, option_fields)
+        return self._translate([check_text(text)], request, None)[0]
 
-    def translate_batch(
-        self, texts: list[str], to, source="auto", *, glossary=None, context=None, style=None, template=None,
-        format="text", sampling=None, use_cache=True, retry=True,
-    ) -> list[TranslationResult]:
+    def translate_batch(self, texts: list[str], to: str | Language, source: str | Language | None = "auto", *,
+                        options: TranslateOptions | None = None,
+                        **option_fields: object) -> list[TranslationResult]:
         """Translate many texts; all their segments go to the engine at once; input order.
         Arguments as `translate`; the source is detected per text when "auto"."""
-        options = dict(glossary=glossary, context=context, style=style, template=template, format=format,
-                       sampling=sampling, use_cache=use_cache, retry=retry)
-        return self._translate(_check_texts(texts), to, source, None, options)
+        request = self._request(to, source, options, option_fields)
+        return self._translate(_check_texts(texts), request, None)
 
-    def translate_document(
-        self, text: str, to, source="auto", *, glossary=None, context=None, style=None, template=None,
-        format="text", sampling=None, use_cache=True, retry=True, progress=None,
-    ) -> TranslationResult:
+    def translate_document(self, text: str, to: str | Language, source: str | Language | None = "auto", *,
+                           options: TranslateOptions | None = None, progress: ProgressTarget = None,
+                           **option_fields: object) -> TranslationResult:
         """`translate` reporting progress over segments: `progress` is a callable
         (done, total) or a tqdm-like bar (its total is set, `update(n)` called)."""
-        options = dict(glossary=glossary, context=context, style=style, template=template, format=format,
-                       sampling=sampling, use_cache=use_cache, retry=retry)
-        return self._translate([check_text(text)], to, source, progress, options)[0]
+        request = self._request(to, source, options, option_fields)
+        return self._translate([check_text(text)], request, progress)[0]
 
-    def stream(
-        self, text: str, to, source="auto", *, glossary=None, context=None, style=None, template=None,
-        format="text", sampling=None, use_cache=True, retry=True,
-    ) -> TranslationStream:
+    def stream(self, text: str, to: str | Language, source: str | Language | None = "auto", *,
+               options: TranslateOptions | None = None, **option_fields: object) -> TranslationStream:
         """The translation in pieces as tokens arrive, segment after segment: iterate the
         returned stream for text (the pieces join to the whole translation, markup and
         whitespace kept); once they are all out, its `result` is the TranslationResult with
         the token counts. Streaming cannot take text back, so the quality guard records
-        issues but does not retry here (the counts are those of the one attempt; `retry` is
-        accepted, for the same keywords as `translate`, and changes nothing)."""
-        options = dict(glossary=glossary, context=context, style=style, template=template, format=format,
-                       sampling=sampling, use_cache=use_cache, retry=retry)
-        plan = self._plan([check_text(text)], to, source, options)
+        issues but does not retry here."""
+        request = self._request(to, source, options, option_fields)
+        plan = self._pipeline.plan([check_text(text)], request)
         return TranslationStream(stream_plan(self._pipeline, plan, self._engine))
 
     def detect(self, text: str) -> Detection:
@@ -164,38 +162,83 @@ class Translator:
 
     # -- asyncio API (the server) ----------------------------------------------------------
 
-    # Keyword arguments as `translate`.
+    async def atranslate(self, text: str, to: str | Language, source: str | Language | None = "auto", *,
+                         options: TranslateOptions | None = None, **option_fields: object) -> TranslationResult:
+        request = self._request(to, source, options, option_fields)
+        return (await self._atranslate([check_text(text)], request))[0]
 
-    async def atranslate(self, text: str, to, source="auto", **kwargs) -> TranslationResult:
-        return (await self._atranslate([check_text(text)], to, source, None, kwargs))[0]
+    async def atranslate_batch(self, texts: list[str], to: str | Language, source: str | Language | None = "auto", *,
+                               options: TranslateOptions | None = None,
+                               **option_fields: object) -> list[TranslationResult]:
+        request = self._request(to, source, options, option_fields)
+        return await self._atranslate(_check_texts(texts), request)
 
-    async def atranslate_batch(self, texts: list[str], to, source="auto", **kwargs) -> list[TranslationResult]:
-        return await self._atranslate(_check_texts(texts), to, source, None, kwargs)
-
-    async def astream(self, text: str, to, source="auto", **kwargs) -> AsyncIterator[str | TranslationResult]:
+    async def astream(self, text: str, to: str | Language, source: str | Language | None = "auto", *,
+                      options: TranslateOptions | None = None,
+                      **option_fields: object) -> AsyncIterator[str | TranslationResult]:
         """`stream` for the server: the text pieces (str), then, as the last item, the
         TranslationResult of what was streamed (token counts, issues, detection)."""
-        plan = await self._aplan([check_text(text)], to, source, kwargs)
+        request = self._request(to, source, options, option_fields)
+        plan = await self._aplan([check_text(text)], request)
         async for item in astream_plan(self._pipeline, plan, self._engine):
             yield item
 
     async def adetect(self, text: str) -> Detection:
         return await asyncio.to_thread(self.detect, text)
 
+    # -- raw generation (chat passthrough) --------------------------------------------------
+
+    def _raw_request(self, prompt: str | list[int], params: SamplingParams) -> tuple[list[int], SamplingParams]:
+        ids = self._model.encode(prompt) if isinstance(prompt, str) else list(prompt)
+        if self._answer_cap is not None and params.max_tokens > self._answer_cap:
+            params = params.replace(max_tokens=self._answer_cap)
+        if not params.ignore_eos:
+            params = params.with_stop_ids(self._model.stop_token_ids)
+        return ids, params
+
+    async def agenerate(self, prompt: str | list[int], params: SamplingParams) -> Generation:
+        """Generate from a rendered model input (special tokens included) or token ids, as
+        given: no template, no cleanup, no quality guard. The family's stop ids are added
+        unless `params.ignore_eos`; the operator's answer cap applies."""
+        ids, params = self._raw_request(prompt, params)
+        handle = self._engine.submit(ids, params, stream=False)
+        try:
+            out = await handle.wait()
+        except BaseException:
+            handle.cancel()
+            raise
+        return Generation(self._model.decode(list(out.token_ids)), len(ids), len(out.token_ids),
+                          out.finish_reason or "stop", tuple(out.token_ids))
+
+    async def astream_generate(self, prompt: str | list[int],
+                               params: SamplingParams) -> AsyncIterator[str | Generation]:
+        """`agenerate` in text pieces as tokens arrive, then the Generation. Closing the
+        iterator early cancels the engine request."""
+        ids, params = self._raw_request(prompt, params)
+        handle = self._engine.submit(ids, params)
+        decoder = IncrementalDecoder(self._model.decode)
+        reason = "stop"
+        try:
+            async for delta in handle.stream():
+                if delta.finished:
+                    reason = delta.finish_reason or "stop"
+                piece = decoder.push(delta.new_token_ids, final=delta.finished)
+                if piece:
+                    yield piece
+        finally:
+            if not handle.done:
+                handle.cancel()
+        yield Generation(decoder.text, len(ids), len(decoder.ids), reason, tuple(decoder.ids))
+
     # -- state -----------------------------------------------------------------------------
 
     @property
-    def family(self):
+    def family(self) -> ModelFamily:
         return self._model.family
 
     @property
-    def checkpoint(self):
+    def checkpoint(self) -> Checkpoint:
         return self._model.checkpoint
-
-    @property
-    def async_engine(self):
-        """The AsyncEngine every call goes through (raw token-level access, e.g. chat)."""
-        return self._engine
 
     @property
     def cache(self) -> TranslationCache | None:
@@ -221,14 +264,15 @@ class Translator:
 
     # -- drivers ---------------------------------------------------------------------------
 
-    def _plan(self, texts, to, source, kwargs):
-        options = make_options(self._model.family, to, source, **_known(kwargs))
-        return self._pipeline.plan(texts, options)
+    def _request(self, to: str | Language, source: str | Language | None, options: TranslateOptions | None,
+                 option_fields: dict[str, object]) -> TranslationRequest:
+        return resolve_request(self._model.family, to, source, options_with(options, option_fields))
 
-    def _translate(self, texts, to, source, progress, kwargs) -> list[TranslationResult]:
+    def _translate(self, texts: list[str], request: TranslationRequest,
+                   progress: ProgressTarget) -> list[TranslationResult]:
         if not texts:
             return []
-        plan = self._plan(texts, to, source, kwargs)
+        plan = self._pipeline.plan(texts, request)
         tracker = Progress(progress)
         run = self._pipeline.run(plan, tracker)
         try:
@@ -238,7 +282,7 @@ class Translator:
         except StopIteration as done:
             return done.value
 
-    def _wait(self, round_: Round, tracker: Progress) -> list:
+    def _wait(self, round_: Round, tracker: Progress) -> list[RequestOutput]:
         handles = [self._engine.submit(r.prompt_ids, r.params, stream=False) for r in round_.requests]
         try:
             outputs = []
@@ -251,20 +295,22 @@ class Translator:
                 handle.cancel()
             raise
 
-    async def _aplan(self, texts, to, source, kwargs):
-        """`_plan` off the event loop, except for short jobs: segmenting and tokenizing a few
+    async def _aplan(self, texts: list[str], request: TranslationRequest) -> Plan:
+        """`plan` off the event loop, except for short jobs: segmenting and tokenizing a few
         sentences costs less than the hop to a worker thread and back (~0.1 ms of GIL
-        hand-offs per request, which a busy server pays on every request)."""
-        if source not in (None, "auto") and sum(len(t) for t in texts) <= INLINE_PLAN_CHARS:
-            return self._plan(texts, to, source, kwargs)
-        return await asyncio.to_thread(self._plan, texts, to, source, kwargs)
+        hand-offs per request, which a busy server pays on every request). Detection and
+        large glossaries always go to a thread."""
+        inline = (request.source is not None and len(request.options.glossary) <= INLINE_GLOSSARY_TERMS
+                  and sum(len(t) for t in texts) <= INLINE_PLAN_CHARS)
+        if inline:
+            return self._pipeline.plan(texts, request)
+        return await asyncio.to_thread(self._pipeline.plan, texts, request)
 
-    async def _atranslate(self, texts, to, source, progress, kwargs) -> list[TranslationResult]:
+    async def _atranslate(self, texts: list[str], request: TranslationRequest) -> list[TranslationResult]:
         if not texts:
             return []
-        plan = await self._aplan(texts, to, source, kwargs)
-        tracker = Progress(progress)
-        run = self._pipeline.run(plan, tracker)
+        plan = await self._aplan(texts, request)
+        run = self._pipeline.run(plan, Progress(None))
         try:
             round_ = next(run)
             while True:
@@ -275,17 +321,16 @@ class Translator:
                     for handle in handles:
                         handle.cancel()
                     raise
-                for weight in round_.weights:
-                    tracker.advance(weight)
                 round_ = run.send(outputs)
         except StopIteration as done:
             return done.value
 
 
-INLINE_PLAN_CHARS = 1000  # language detection (source "auto") always goes to a thread
+INLINE_PLAN_CHARS = 1000
+INLINE_GLOSSARY_TERMS = 64
 
 
-async def _wait_all(handles: list) -> list:
+async def _wait_all(handles: list[RequestHandle]) -> list[RequestOutput]:
     """The handles' final outputs, in order. One handle (the usual server request: a single
     segment) is awaited as is: gather would wrap it in a task of its own."""
     if len(handles) == 1:
@@ -293,28 +338,19 @@ async def _wait_all(handles: list) -> list:
     return list(await asyncio.gather(*(h.wait() for h in handles)))
 
 
-_OPTION_NAMES = ("glossary", "context", "style", "template", "format", "sampling", "use_cache", "retry")
-
-
-def _known(kwargs: dict) -> dict:
-    unknown = sorted(set(kwargs) - set(_OPTION_NAMES))
-    if unknown:
-        raise TypeError(f"unexpected keyword argument(s) {', '.join(unknown)}; valid: {', '.join(_OPTION_NAMES)}")
-    return kwargs
-
-
-def _check_texts(texts) -> list[str]:
+def _check_texts(texts: object) -> list[str]:
     if isinstance(texts, str) or not isinstance(texts, (list, tuple)):
         raise InvalidInputError("texts must be a list of strings", field="texts")
     return [check_text(t, field=f"texts[{i}]") for i, t in enumerate(texts)]
 
 
-def _make_engine(engine, checkpoint, device, dtype, config, options: dict) -> tuple[str, Engine]:
+def _make_engine(engine: str | Engine, checkpoint: Checkpoint, device: str | None, dtype: str | None,
+                 config: EngineConfig, options: dict[str, object]) -> tuple[str, Engine]:
     if isinstance(engine, Engine):
-        return getattr(engine, "backend", type(engine).__name__), engine
-    if not isinstance(engine, str) or engine not in ENGINE_BACKENDS:
+        return type(engine).__name__, engine
+    if not isinstance(engine, str) or engine not in BACKENDS:
         raise InvalidInputError(
-            f"unknown engine {engine!r}; valid engines: {', '.join(ENGINE_BACKENDS)} or an Engine instance",
+            f"unknown engine {engine!r}; valid engines: {', '.join(BACKENDS)} or an Engine instance",
             field="engine",
         )
     from hymt.engine.factory import create_engine
@@ -327,7 +363,7 @@ def _device_of(engine: Engine, requested: str | None) -> str:
     return str(device if device is not None else requested or "cpu")
 
 
-def _open_cache(cache) -> TranslationCache | None:
+def _open_cache(cache: object) -> TranslationCache | None:
     if cache is False or cache is None:
         return None
     if cache is True:

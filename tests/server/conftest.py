@@ -10,7 +10,8 @@ Fixtures other server tests (the web UI's too) may reuse:
   `command`, `log_path`, `early` (what /ready and /api/translate answered right after
   /health first answered: status codes and Retry-After, to check readiness gating);
   helpers `status()`, `wait_idle()`, `log_text()`.
-- `limits_server` (session): a second server with `--max-queue 2 --request-timeout 6`, API
+- `limits_server` (session): a second server with `--max-queue 2 --request-timeout 6
+  --max-tokens 4000`, API
   keys `LIMIT_KEYS` (two by `--api-key`, one by env HYMT_API_KEYS); its `headers` carry a key.
 - `server_starter` (session): `start_server(model_dir, tmp_dir, *extra_args, headers=None,
   env=None)`, a context manager yielding a ServerProcess, for a test's own server.
@@ -35,6 +36,7 @@ import pytest
 
 READY_TIMEOUT_S = 180.0
 MAX_TOKENS = 8
+SLOW_MAX_TOKENS = 4000
 LIMIT_KEYS = ("key-one", "key-two", "key-from-env")
 LIMIT_TIMEOUT_S = 6  # the 429 checks must finish inside it on a loaded 2-core machine
 
@@ -156,7 +158,8 @@ def server_starter():
 
 @pytest.fixture(scope="session")
 def limits_server(tiny_model_dir, tmp_path_factory):
-    args = ("--max-queue", "2", "--request-timeout", str(LIMIT_TIMEOUT_S), "--max-tokens", str(MAX_TOKENS),
+    # Its cap leaves room for the slow requests the limit tests send (--max-tokens binds every request).
+    args = ("--max-queue", "2", "--request-timeout", str(LIMIT_TIMEOUT_S), "--max-tokens", str(SLOW_MAX_TOKENS),
             "--api-key", LIMIT_KEYS[0], "--api-key", LIMIT_KEYS[1])
     with start_server(tiny_model_dir, tmp_path_factory.mktemp("limits-server"), *args,
                       headers={"Authorization": f"Bearer {LIMIT_KEYS[0]}"},

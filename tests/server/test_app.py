@@ -1,5 +1,6 @@
-"""create_app in-process with stand-in translators: readiness gating, engine faults, CORS,
-the UI placeholder, per-app metrics. The real-server tests cover the protocols themselves."""
+"""create_app in-process with Translators over a scripted stand-in engine: readiness gating,
+engine faults, CORS, the UI placeholder, per-app metrics. The real-server tests cover the
+protocols themselves."""
 from __future__ import annotations
 
 import gc
@@ -9,58 +10,49 @@ import pytest
 from fastapi.testclient import TestClient
 
 from hymt.engine.interface import EngineStats
-from hymt.errors import EngineError
 from hymt.gc_tuning import TUNED_THRESHOLD
-from hymt.languages import get_language
 from hymt.server import app as app_module
 from hymt.server.app import create_app
 from hymt.server.settings import ServerSettings
-from hymt.translate.result import Detection, TranslationResult
+from hymt.testing import ScriptedEngine, source_of
 
 
-class EchoTranslator:
-    """Upper-cases the text; `fail_next` makes the next call raise an engine fault."""
-
-    family = None
-    fail_next = False
-
-    def _result(self, text, to):
-        if EchoTranslator.fail_next:
-            EchoTranslator.fail_next = False
-            raise EngineError("simulated CUDA fault")
-        return TranslationResult(text.upper(), get_language("en"), get_language(to), prompt_tokens=3,
-                                 completion_tokens=2, elapsed_s=0.01)
-
-    def translate(self, text, to, source="auto", **kw):
-        return self._result(text, to)
-
-    async def atranslate(self, text, to, source="auto", **kw):
-        return self._result(text, to)
-
-    async def atranslate_batch(self, texts, to, source="auto", **kw):
-        return [self._result(t, to) for t in texts]
-
-    async def adetect(self, text):
-        return Detection(get_language("en"), 0.9)
-
-    def stats(self):
-        return EngineStats(num_running=1, kv_blocks_total=10, kv_blocks_used=4)
-
-    def close(self):
-        pass
+def upper_source(user_turn, params):
+    return source_of(user_turn).upper()
 
 
-def _client(factory=lambda s: EchoTranslator(), **settings) -> TestClient:
+@pytest.fixture
+def echo(tiny_model_dir):
+    """echo() -> a factory of Translators over a ScriptedEngine that upper-cases the source;
+    `echo.engines` holds the engines made, to fail the next request or read the prompts."""
+    from hymt.checkpoint import load_checkpoint
+    from hymt.translate import Translator
+
+    checkpoint = load_checkpoint(tiny_model_dir)
+
+    class Factory:
+        engines: list[ScriptedEngine] = []
+
+        def __call__(self, settings):
+            engine = ScriptedEngine(checkpoint, upper_source,
+                                    stats=EngineStats(num_running=1, kv_blocks_total=10, kv_blocks_used=4))
+            self.engines.append(engine)
+            return Translator(str(tiny_model_dir), engine=engine, cache=False)
+
+    return Factory()
+
+
+def _client(factory, **settings) -> TestClient:
     app = create_app(ServerSettings(**settings), translator_factory=factory)
     return TestClient(app)
 
 
-def test_ready_only_after_load_and_warm_up():
+def test_ready_only_after_load_and_warm_up(echo):
     release = threading.Event()
 
     def slow_factory(settings):
         release.wait(10)
-        return EchoTranslator()
+        return echo(settings)
 
     with _client(slow_factory) as c:
         assert c.get("/health").json() == {"status": "ok"}
@@ -73,9 +65,9 @@ def test_ready_only_after_load_and_warm_up():
         assert c.post("/api/translate", json={"text": "hi", "tgt": "de"}).json()["translation"] == "HI"
 
 
-def test_the_collector_leaves_the_loaded_heap_alone_while_serving():
+def test_the_collector_leaves_the_loaded_heap_alone_while_serving(echo):
     before = gc.get_threshold()
-    with _client() as c:
+    with _client(echo) as c:
         assert c.app.state.hymt.service.wait_ready(10)
         assert gc.get_freeze_count() > 0
         assert gc.get_threshold()[0] >= TUNED_THRESHOLD
@@ -94,18 +86,18 @@ def test_failed_load_is_reported():
         assert r.status_code == 503 and "no such checkpoint" in r.json()["message"]
 
 
-def test_engine_fault_is_500_and_the_server_keeps_serving():
-    with _client() as c:
+def test_engine_fault_is_500_and_the_server_keeps_serving(echo):
+    with _client(echo) as c:
         c.app.state.hymt.service.wait_ready(10)
-        EchoTranslator.fail_next = True
+        echo.engines[-1].fail_next("simulated CUDA fault")
         r = c.post("/api/translate", json={"text": "hi", "tgt": "de"})
         assert r.status_code == 500 and r.json()["error"]["type"] == "engine_error"
         assert "simulated CUDA fault" in r.json()["error"]["message"]
         assert c.post("/api/translate", json={"text": "ok", "tgt": "de"}).status_code == 200
 
 
-def test_cors_on_responses_and_preflights():
-    with _client(cors_origins=("https://app.example",)) as c:
+def test_cors_on_responses_and_preflights(echo):
+    with _client(echo, cors_origins=("https://app.example",)) as c:
         r = c.get("/health", headers={"Origin": "https://app.example"})
         assert r.headers["access-control-allow-origin"] == "https://app.example"
         assert "Retry-After" in r.headers["access-control-expose-headers"]
@@ -117,19 +109,19 @@ def test_cors_on_responses_and_preflights():
         assert pre.headers["access-control-allow-headers"] == "authorization,content-type"
         other = c.options("/imme", headers={"Origin": "https://evil.example", "Access-Control-Request-Method": "POST"})
         assert other.status_code == 403 and "access-control-allow-origin" not in other.headers
-    with _client() as c:  # the default allows any origin
+    with _client(echo) as c:  # the default allows any origin
         assert c.get("/api/languages").headers["access-control-allow-origin"] == "*"
 
 
-def test_ui_placeholder_when_static_is_missing(monkeypatch, tmp_path):
+def test_ui_placeholder_when_static_is_missing(monkeypatch, tmp_path, echo):
     monkeypatch.setattr(app_module, "STATIC_DIR", tmp_path / "missing")
-    with _client() as c:
+    with _client(echo) as c:
         r = c.get("/")
         assert r.status_code == 200 and "web UI is not installed" in r.text
 
 
-def test_each_app_has_its_own_metrics_registry():
-    with _client() as a, _client() as b:
+def test_each_app_has_its_own_metrics_registry(echo):
+    with _client(echo) as a, _client(echo) as b:
         a.app.state.hymt.service.wait_ready(10)
         b.app.state.hymt.service.wait_ready(10)
         a.post("/api/translate", json={"text": "hi", "tgt": "de"})

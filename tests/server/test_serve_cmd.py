@@ -53,7 +53,7 @@ def test_memory_flags_reach_the_engine_config(monkeypatch, in_process):
         def __init__(self, spec):
             captured["spec"] = spec
 
-    monkeypatch.setattr("hymt.translate.Translator", FakeTranslator)
+    monkeypatch.setattr("hymt.server.service.Translator", FakeTranslator)
     monkeypatch.setattr("hymt.engine.engine_process.EngineProcess", FakeEngineProcess)
     default_factory(settings)
     config = captured["engine_config"]

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import pytest
-from translate_samples import Answer, ScriptedEngine
+
+from hymt.testing import Answer, ScriptedEngine
 
 
 @pytest.fixture(scope="session")

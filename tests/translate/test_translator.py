@@ -5,10 +5,11 @@ import asyncio
 import json
 
 import pytest
-from translate_samples import HTML, MARKDOWN, SAMPLES, SRT, source_of
+from translate_samples import HTML, MARKDOWN, SAMPLES, SRT
 
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import InvalidInputError, UnknownLanguageError, UnsupportedTemplateError
+from hymt.testing import source_of
 from hymt.translate.result import TranslationResult
 
 ROUNDTRIPS = [

@@ -1,18 +1,8 @@
-"""Shared test material for tests/translate: sample documents and a scripted stand-in engine.
+"""Shared test material for tests/translate: sample documents.
 
-`ScriptedEngine` is an `Engine` that answers each prompt from its text (by default with the
-prompt's source text: an identity "translation"), one token per step, so the Translator's
-real path (prompts, AsyncEngine, decoding, cleanup, checks, cache) runs without a model.
 (A module with a unique name: pytest puts this directory on sys.path.)
 """
 from __future__ import annotations
-
-import itertools
-from collections.abc import Callable
-
-from hymt.engine.interface import Engine
-from hymt.engine.outputs import RequestOutput
-from hymt.engine.sampling import SamplingParams
 
 SAMPLES = {
     "english": (
@@ -75,52 +65,3 @@ HTML = (
     "<body><p>Hello <b>world</b>. Nice day.</p><!-- a comment --><script>var s = 'not text';</script>"
     "<pre>keep   this</pre>&nbsp;<p>Last &amp; final.</p></body></html>"
 )
-
-
-Answer = Callable[[str, SamplingParams], str]
-
-
-def source_of(user_turn: str) -> str:
-    """The source text of a default-template prompt: everything after the instruction."""
-    return user_turn.split("\n\n", 1)[1]
-
-
-class ScriptedEngine(Engine):
-    def __init__(self, checkpoint, answer: Answer | None = None) -> None:
-        self.checkpoint = checkpoint
-        self.answer = answer or (lambda user, params: source_of(user))
-        self.stop_token_ids = ()
-        self.prompts: list[tuple[str, SamplingParams]] = []  # (user turn, params) per request
-        self._live: dict[str, list] = {}  # id -> [prompt ids, answer ids, emitted]
-        self._ids = itertools.count()
-
-    def add_request(self, prompt_token_ids, params, request_id=None) -> str:
-        request_id = request_id or f"s{next(self._ids)}"
-        user = self.checkpoint.decode(list(prompt_token_ids), skip_special_tokens=True)
-        self.prompts.append((user, params))
-        answer = self.checkpoint.encode(self.answer(user, params))
-        self._live[request_id] = [list(prompt_token_ids), answer[: params.max_tokens], 0]
-        return request_id
-
-    def step(self) -> list[RequestOutput]:
-        outputs = []
-        for request_id, state in list(self._live.items()):
-            prompt, answer, emitted = state
-            new = answer[emitted : emitted + 1]
-            state[2] = emitted + len(new)
-            finished = state[2] >= len(answer)
-            outputs.append(
-                RequestOutput(
-                    request_id, prompt, token_ids=answer[: state[2]], new_token_ids=new, finished=finished,
-                    finish_reason="stop" if finished else None,
-                )
-            )
-            if finished:
-                del self._live[request_id]
-        return outputs
-
-    def abort(self, request_id: str) -> None:
-        self._live.pop(request_id, None)
-
-    def has_unfinished(self) -> bool:
-        return bool(self._live)

@@ -17,19 +17,19 @@ from fastapi import APIRouter, Depends, Request
 from hymt.server.auth import require_key
 from hymt.server.body import get_bool, get_int, read_body
 from hymt.server.errors import ApiError
-from hymt.server.job import check_limits
 from hymt.server.model_work import execute, open_stream
 from hymt.server.protocols.openai_api import (
     RawGeneration,
     apply_stops,
     error_chunk,
     parse_stops,
-    sampling_fields,
+    raw_sampling,
     usage_of,
 )
-from hymt.server.service import ChatOutput
+from hymt.server.request_fields import check_limits
 from hymt.server.sse import event
 from hymt.server.state import state_of
+from hymt.translate.result import Generation
 
 router = APIRouter(prefix="/v1", dependencies=[Depends(require_key)])
 
@@ -56,10 +56,7 @@ async def completions(request: Request):
     if get_int(body, "n", 1) != 1:
         raise ApiError(400, "only n=1 is supported", field="n", valid=["1"])
     translator = st.service.require_ready()
-    base = translator.family.default_sampling
-    if st.settings.max_tokens is not None:
-        base = base.replace(max_tokens=st.settings.max_tokens)
-    run = RawGeneration(st, prompt, sampling_fields(body, base))
+    run = RawGeneration(st, prompt, raw_sampling(body, translator.family.default_sampling))
     stops = parse_stops(body.get("stop"))
     meta = {"id": f"cmpl-{secrets.token_hex(12)}", "created": int(time.time()), "model": st.settings.model_id}
     with_ids = get_bool(body, "return_token_ids", False)
@@ -78,7 +75,7 @@ async def _stream(run: RawGeneration, meta: dict, stops: tuple[str, ...]) -> Asy
     pieces = run.pieces()
     try:
         async for piece in pieces:
-            if isinstance(piece, ChatOutput):
+            if isinstance(piece, Generation):
                 reason = piece.finish_reason
                 break
             text, cut = apply_stops(sent + piece, stops, "")

@@ -22,10 +22,12 @@ from hymt.server import language_codes
 from hymt.server.auth import require_key
 from hymt.server.body import get_glossary, get_str, get_texts, read_body
 from hymt.server.errors import ApiError, set_protocol
-from hymt.server.job import TranslateJob, check_limits, language
 from hymt.server.model_work import execute
 from hymt.server.protocols import deepl_glossaries
-from hymt.server.state import state_of
+from hymt.server.request_fields import check_limits, language, target_language
+from hymt.server.state import ServerState, state_of
+from hymt.server.translation_job import TranslationJob
+from hymt.translate.options import TranslateOptions
 
 MAX_TEXTS = 50
 TAG_HANDLING = ("html", "xml")
@@ -60,16 +62,11 @@ async def translate(request: Request) -> dict[str, Any]:
         raise ApiError(400, f"Value for 'formality' not supported; valid: {', '.join(FORMALITY)}",
                        field="formality", valid=FORMALITY)
     glossary = get_glossary(body) + _stored_glossary(request, body, source_code)
-    job = TranslateJob(
-        texts=tuple(texts),
-        target=language(target_code, "target_lang"),
-        source=language(source_code, "source_lang", allow_auto=True),
-        glossary=glossary,
-        context=get_str(body, "context") or None,
-        style=_style(st, formality),
-        format="html" if tag_handling else "text",
-        use_cache=st.settings.cache,
-    )
+    options = TranslateOptions(glossary=glossary, context=get_str(body, "context") or None,
+                               style=_style(st, formality), format="html" if tag_handling else "text",
+                               use_cache=st.settings.cache)
+    job = TranslationJob(texts=tuple(texts), target=target_language(target_code, "target_lang"),
+                         source=language(source_code, "source_lang", allow_auto=True), options=options)
     results = await execute(request, lambda: st.service.translate(job))
     st.metrics.observe_results("deepl", results)
     usage_counter = st.extras.setdefault("deepl_characters", [0])
@@ -92,13 +89,12 @@ def _stored_glossary(request: Request, body: dict, source_code: str | None) -> t
     return deepl_glossaries.entries_of(request, glossary_id)
 
 
-def _style(st, formality: str) -> str | None:
+def _style(st: ServerState, formality: str) -> str | None:
     style = _STYLE.get(formality)
     if style is None:
         return None
-    translator = st.service.translator
-    family = getattr(translator, "family", None)
-    return style if family is not None and "style" in getattr(family, "templates", ()) else None
+    translator = st.service.require_ready()
+    return style if "style" in translator.family.templates else None
 
 
 async def languages(request: Request) -> list[dict[str, Any]]:

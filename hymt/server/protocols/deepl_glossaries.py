@@ -23,7 +23,7 @@ from fastapi.responses import PlainTextResponse, Response
 from hymt.languages import LANGUAGES
 from hymt.server.body import get_str, read_body
 from hymt.server.errors import ApiError
-from hymt.server.job import language
+from hymt.server.request_fields import language
 from hymt.server.state import state_of
 
 MAX_GLOSSARIES = 1000

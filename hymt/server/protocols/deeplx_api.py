@@ -17,9 +17,11 @@ from hymt.server import language_codes
 from hymt.server.auth import require_key
 from hymt.server.body import get_str, read_body
 from hymt.server.errors import ApiError, set_protocol
-from hymt.server.job import TranslateJob, check_limits, language
 from hymt.server.model_work import execute
+from hymt.server.request_fields import check_limits, language, target_language
 from hymt.server.state import state_of
+from hymt.server.translation_job import TranslationJob
+from hymt.translate.options import TranslateOptions
 
 router = APIRouter()
 
@@ -36,8 +38,9 @@ async def translate(request: Request) -> dict[str, Any]:
     check_limits([text], st.settings, field="text")
     target_code = get_str(body, "target_lang", required=True)
     source_code = get_str(body, "source_lang", "auto")
-    job = TranslateJob(texts=(text,), target=language(target_code, "target_lang"),
-                       source=language(source_code, "source_lang", allow_auto=True), use_cache=st.settings.cache)
+    job = TranslationJob(texts=(text,), target=target_language(target_code, "target_lang"),
+                         source=language(source_code, "source_lang", allow_auto=True),
+                         options=TranslateOptions(use_cache=st.settings.cache))
     (result,) = await execute(request, lambda: st.service.translate(job))
     st.metrics.observe_results("deeplx", [result])
     detected = language_codes.code_for(result.source, "deepl") if job.source is None else source_code.upper()

@@ -16,9 +16,11 @@ from hymt.server import language_codes
 from hymt.server.auth import require_key
 from hymt.server.body import get_str, get_texts, read_body
 from hymt.server.errors import set_protocol
-from hymt.server.job import TranslateJob, check_limits, language
 from hymt.server.model_work import execute
+from hymt.server.request_fields import check_limits, language, target_language
 from hymt.server.state import state_of
+from hymt.server.translation_job import TranslationJob
+from hymt.translate.options import TranslateOptions
 
 router = APIRouter()
 
@@ -31,8 +33,10 @@ async def translate(request: Request) -> dict[str, Any]:
     texts, _ = get_texts(body, "text_list")
     check_limits(texts, st.settings, field="text_list")
     source_code = get_str(body, "source_lang", "auto")
-    job = TranslateJob(texts=tuple(texts), target=language(get_str(body, "target_lang", required=True), "target_lang"),
-                       source=language(source_code, "source_lang", allow_auto=True), use_cache=st.settings.cache)
+    job = TranslationJob(texts=tuple(texts), target=target_language(get_str(body, "target_lang", required=True),
+                                                                    "target_lang"),
+                         source=language(source_code, "source_lang", allow_auto=True),
+                         options=TranslateOptions(use_cache=st.settings.cache))
     results = await execute(request, lambda: st.service.translate(job))
     st.metrics.observe_results("immersive", results)
     return {

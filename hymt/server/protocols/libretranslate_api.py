@@ -23,9 +23,13 @@ from hymt.server import language_codes
 from hymt.server.auth import require_key
 from hymt.server.body import get_int, get_str, get_texts, read_body
 from hymt.server.errors import ApiError, set_protocol
-from hymt.server.job import TranslateJob, check_limits, language
 from hymt.server.model_work import execute
+from hymt.server.request_fields import check_limits, language, target_language
 from hymt.server.state import state_of
+from hymt.server.translation_job import TranslationJob
+from hymt.translate.options import TranslateOptions
+from hymt.translate.result import TranslationResult
+from hymt.translate.sampling_policy import Sampling
 
 ALTERNATIVES_LIMIT = 3
 FORMATS = ("text", "html")
@@ -59,12 +63,11 @@ async def translate(request: Request) -> dict[str, Any]:
         raise ApiError(400, "alternatives must be >= 0", field="alternatives")
     if wanted > ALTERNATIVES_LIMIT:
         raise ApiError(400, f"alternatives must be <= {ALTERNATIVES_LIMIT}", field="alternatives")
-    job = TranslateJob(
+    job = TranslationJob(
         texts=tuple(texts),
-        target=language(get_str(body, "target", required=True), "target"),
+        target=target_language(get_str(body, "target", required=True), "target"),
         source=language(source_code, "source", allow_auto=True),
-        format=fmt,
-        use_cache=st.settings.cache,
+        options=TranslateOptions(format=fmt, use_cache=st.settings.cache),
     )
     n_alt = wanted if fmt == "text" else 0
 
@@ -77,14 +80,15 @@ async def translate(request: Request) -> dict[str, Any]:
     return _response(main, alternatives, was_list, job.source is None, wanted > 0)
 
 
-def _alternative(job: TranslateJob) -> TranslateJob:
-    """The same job with the family's official sampling (docs/reference/models.md §8): the variety alternatives need."""
-    from dataclasses import replace
+def _alternative(job: TranslationJob) -> TranslationJob:
+    """The same job with the family's official sampling (docs/reference/models.md §8): the
+    variety alternatives need."""
+    options = job.options.replace(sampling=Sampling(preset="official"), use_cache=False)
+    return TranslationJob(job.texts, job.target, job.source, options)
 
-    return replace(job, sampling="official", use_cache=False)
 
-
-def _response(main: list, alternatives: list[list], was_list: bool, detected: bool, asked: bool) -> dict[str, Any]:
+def _response(main: list[TranslationResult], alternatives: list[list[TranslationResult]], was_list: bool,
+              detected: bool, asked: bool) -> dict[str, Any]:
     items = []
     for i, result in enumerate(main):
         alts = list(dict.fromkeys(a[i].text for a in alternatives if a[i].text != result.text))
@@ -99,8 +103,8 @@ def _response(main: list, alternatives: list[list], was_list: bool, detected: bo
     return out
 
 
-def _detected(result: Any) -> dict[str, Any]:
-    detection = getattr(result, "detection", None)
+def _detected(result: TranslationResult) -> dict[str, Any]:
+    detection = result.detection
     lang = detection.language if detection is not None else result.source
     if lang is None:  # nothing translatable: LibreTranslate answers en / 0
         return {"language": "en", "confidence": 0}

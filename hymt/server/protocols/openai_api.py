@@ -23,16 +23,20 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
 from hymt.engine.sampling import SamplingParams
+from hymt.errors import InvalidInputError
 from hymt.server.auth import require_key
 from hymt.server.body import get_bool, get_float, get_int, get_object, read_body
 from hymt.server.errors import ApiError, render_error
-from hymt.server.job import DEFAULT_SAMPLING, TranslateJob, check_limits, sampling_from
 from hymt.server.model_work import execute, open_stream
 from hymt.server.protocols import prompt_guard
 from hymt.server.protocols.chat_render import render_messages
-from hymt.server.service import ChatOutput
+from hymt.server.request_fields import check_limits, sampling_of
 from hymt.server.sse import event
-from hymt.server.state import state_of
+from hymt.server.state import ServerState, state_of
+from hymt.server.translation_job import TranslationJob
+from hymt.translate.options import TranslateOptions
+from hymt.translate.result import Generation, TranslationResult
+from hymt.translate.sampling_policy import Sampling
 
 router = APIRouter(prefix="/v1", dependencies=[Depends(require_key)])
 ROLES = ("system", "developer", "user", "assistant", "tool")
@@ -62,15 +66,13 @@ async def chat_completions(request: Request):
     headers = {"X-Hymt-Prompt-Guard": "rewritten" if guard.kind == "generic" else "passthrough",
                "X-Hymt-Prompt-Kind": guard.kind}
     meta = {"id": f"chatcmpl-{secrets.token_hex(12)}", "created": int(time.time()), "model": st.settings.model_id}
+    run: RawGeneration | _Rewritten
     if guard.kind == "generic":
-        run = _Rewritten(st, guard, sampling_fields(body, None, explicit_only=True))
+        run = _Rewritten(st, guard, translation_sampling(body))
     else:
         translator = st.service.require_ready()
         prompt = render_messages(translator.family, translator.checkpoint, messages)
-        base = translator.family.default_sampling
-        if st.settings.max_tokens is not None:
-            base = base.replace(max_tokens=st.settings.max_tokens)
-        run = RawGeneration(st, prompt, sampling_fields(body, base))
+        run = RawGeneration(st, prompt, raw_sampling(body, translator.family.default_sampling))
     if stream:
         chunks = lambda: _stream_chunks(run, meta, stops, include_usage)  # noqa: E731
         return open_stream(request, chunks, error_chunk, headers=headers)
@@ -111,15 +113,9 @@ def _content(content: Any, i: int) -> str:
                    field=f"messages[{i}].content")
 
 
-_SAMPLING_KEYS = ("temperature", "top_p", "top_k", "repetition_penalty", "max_tokens", "max_completion_tokens",
-                  "seed", "ignore_eos", "stop_token_ids")
-
-
-def sampling_fields(body: dict, base: SamplingParams | None, explicit_only: bool = False) -> SamplingParams | None:
-    """OpenAI/vLLM sampling fields over `base`; with explicit_only, None when none is given."""
-    if explicit_only and not any(body.get(k) is not None for k in _SAMPLING_KEYS):
-        return None
-    values: dict[str, Any] = {}
+def sampling_values(body: dict[str, Any]) -> dict[str, object]:
+    """The OpenAI/vLLM sampling fields a request sets, validated by type."""
+    values: dict[str, object] = {}
     for name in ("temperature", "top_p", "repetition_penalty"):
         if (value := get_float(body, name)) is not None:
             values[name] = value
@@ -136,13 +132,28 @@ def sampling_fields(body: dict, base: SamplingParams | None, explicit_only: bool
         if not isinstance(ids, list) or not all(isinstance(t, int) and not isinstance(t, bool) for t in ids):
             raise ApiError(422, "stop_token_ids must be a list of integers", type="invalid_type", field="stop_token_ids")
         values["stop_token_ids"] = tuple(ids)
-    if base is None and "temperature" in values and values["temperature"] > 0:
-        base = SamplingParams(top_p=0.6, top_k=20, repetition_penalty=1.05)
+    return values
+
+
+def raw_sampling(body: dict[str, Any], base: SamplingParams) -> SamplingParams:
+    """A raw generation's sampling: the request's fields over the family's official values."""
+    sampling = sampling_of(sampling_values(body), "sampling")
     try:
-        return sampling_from(values, base or DEFAULT_SAMPLING, "sampling")
-    except ApiError as err:
-        err.field = err.field.split(".", 1)[-1] if err.field else None
-        raise
+        return base.replace(**sampling.explicit())
+    except InvalidInputError as exc:  # a combination the fields alone did not rule out
+        raise ApiError(400, str(exc), field=exc.field) from None
+
+
+def translation_sampling(body: dict[str, Any]) -> Sampling:
+    """A rewritten chat's sampling: greedy, or the official sampled preset when the client asks
+    for a temperature; the fields it sets override the preset."""
+    values = sampling_values(body)
+    temperature = values.get("temperature")
+    preset = "official" if isinstance(temperature, float) and temperature > 0 else "greedy"
+    try:
+        return Sampling(preset=preset, **values)  # type: ignore[arg-type]
+    except InvalidInputError as exc:
+        raise ApiError(400, str(exc), field=exc.field.split(".", 1)[-1] if exc.field else None) from None
 
 
 def parse_stops(value: Any) -> tuple[str, ...]:
@@ -163,32 +174,34 @@ def apply_stops(text: str, stops: tuple[str, ...], reason: str) -> tuple[str, st
 class RawGeneration:
     """A chat sent to the engine as rendered."""
 
-    def __init__(self, st, prompt: str, params: SamplingParams):
+    def __init__(self, st: ServerState, prompt: str | list[int], params: SamplingParams):
         self.st, self.prompt, self.params = st, prompt, params
 
-    async def complete(self) -> ChatOutput:
-        return await self.st.service.chat(self.prompt, self.params)
+    async def complete(self) -> Generation:
+        return await self.st.service.generate(self.prompt, self.params)
 
-    def pieces(self) -> AsyncIterator[str | ChatOutput]:
-        return self.st.service.chat_stream(self.prompt, self.params)
+    def pieces(self) -> AsyncIterator[str | Generation]:
+        return self.st.service.stream_generate(self.prompt, self.params)
 
 
 class _Rewritten:
     """A generic translation prompt: one official-template request per paragraph."""
 
-    def __init__(self, st, guard: prompt_guard.GuardPlan, sampling: SamplingParams | None):
+    def __init__(self, st: ServerState, guard: prompt_guard.GuardPlan, sampling: Sampling):
         self.st, self.guard, self.sampling = st, guard, sampling
 
-    def _tasks(self) -> list[asyncio.Future | None]:
+    def _tasks(self) -> list[asyncio.Future[list[TranslationResult]] | None]:
         """One task per non-blank paragraph, all submitted at once (the engine batches them)."""
         return [asyncio.ensure_future(self.st.service.translate(self._job(p))) if p.strip() else None
                 for p in self.guard.paragraphs]
 
-    def _job(self, paragraph: str) -> TranslateJob:
-        return TranslateJob(texts=(paragraph,), target=self.guard.target, source=self.guard.source,
-                            sampling=self.sampling, use_cache=self.st.settings.cache)
+    def _job(self, paragraph: str) -> TranslationJob:
+        assert self.guard.target is not None  # a generic plan always names its target
+        options = TranslateOptions(sampling=self.sampling, use_cache=self.st.settings.cache)
+        return TranslationJob(texts=(paragraph,), target=self.guard.target, source=self.guard.source,
+                              options=options)
 
-    async def complete(self) -> ChatOutput:
+    async def complete(self) -> Generation:
         tasks = self._tasks()
         try:
             done = [await t if t is not None else None for t in tasks]
@@ -198,7 +211,7 @@ class _Rewritten:
                     t.cancel()
         return self._output([r[0] if r else None for r in done])
 
-    async def pieces(self) -> AsyncIterator[str | ChatOutput]:
+    async def pieces(self) -> AsyncIterator[str | Generation]:
         tasks = self._tasks()
         results = []
         try:
@@ -212,21 +225,21 @@ class _Rewritten:
                     t.cancel()
         yield self._output(results)
 
-    def _output(self, results: list) -> ChatOutput:
+    def _output(self, results: list[TranslationResult | None]) -> Generation:
         texts = [r.text if r is not None else p for r, p in zip(results, self.guard.paragraphs)]
         real = [r for r in results if r is not None]
         self.st.metrics.observe_results("openai", real)
         reason = "length" if any("length" in r.issues for r in real) else "stop"
-        return ChatOutput(self.guard.join(texts), sum(r.prompt_tokens for r in real),
+        return Generation(self.guard.join(texts), sum(r.prompt_tokens for r in real),
                           sum(r.completion_tokens for r in real), reason)
 
 
-def usage_of(output: ChatOutput) -> dict[str, int]:
+def usage_of(output: Generation) -> dict[str, int]:
     return {"prompt_tokens": output.prompt_tokens, "completion_tokens": output.completion_tokens,
             "total_tokens": output.prompt_tokens + output.completion_tokens}
 
 
-def _completion(meta: dict, text: str, reason: str, output: ChatOutput) -> dict[str, Any]:
+def _completion(meta: dict[str, Any], text: str, reason: str, output: Generation) -> dict[str, Any]:
     return {**meta, "object": "chat.completion",
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "logprobs": None,
                          "finish_reason": reason}],
@@ -244,7 +257,7 @@ async def _stream_chunks(run, meta: dict, stops: tuple[str, ...], include_usage:
     pieces = run.pieces()
     try:
         async for piece in pieces:
-            if isinstance(piece, ChatOutput):
+            if isinstance(piece, Generation):
                 output = piece
                 break
             text, cut = apply_stops(sent + piece, stops, "")

@@ -1,0 +1,105 @@
+"""A translate call resolved against the model family: languages, templates, glossary index.
+
+Template choice per segment (the official templates do not combine): an explicit
+`template` wins; otherwise a segment that contains a glossary term uses `terminology` (with
+only the terms it contains), else `context` when a context is given, else `style` when a
+style is given, else `default`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hymt.errors import InvalidInputError, UnsupportedTemplateError
+from hymt.families import ModelFamily
+from hymt.languages import Language, get_language
+from hymt.translate.glossary import Glossary, GlossaryIndex
+from hymt.translate.options import TranslateOptions
+
+AUTO = ("", "auto")
+#: What each explicitly chosen template needs from the options, by field name.
+_TEMPLATE_INPUTS = {
+    "terminology": "glossary",
+    "context": "context",
+    "style": "style",
+    "structured": "format_type",
+    "personalization": "preferences",
+    "fusion": "candidates",
+}
+#: Templates that read the whole text at once: it is not split into sentences.
+WHOLE_TEXT_TEMPLATES = frozenset({"delimiters", "structured"})
+
+
+@dataclass(frozen=True)
+class TranslationRequest:
+    """What to translate into, from what, and how, checked against the family.
+
+    Attributes:
+        target: the language to translate into.
+        source: the source language, or None to detect it per text.
+        options: the call's options.
+        glossary: the options' glossary, indexed for matching.
+    """
+
+    target: Language
+    source: Language | None
+    options: TranslateOptions
+    glossary: GlossaryIndex
+
+
+def resolve_request(family: ModelFamily, to: object, source: object, options: TranslateOptions) -> TranslationRequest:
+    """Languages parsed and templates checked (raises hymt.errors naming the field)."""
+    target = get_language(to, field="to")  # type: ignore[arg-type]
+    src = None if source is None or (isinstance(source, str) and source.strip().lower() in AUTO) else (
+        get_language(source, field="source"))  # type: ignore[arg-type]
+    _check_templates(family, options, src)
+    return TranslationRequest(target, src, options, GlossaryIndex(options.glossary))
+
+
+def _check_templates(family: ModelFamily, options: TranslateOptions, source: Language | None) -> None:
+    chosen = options.template
+    if chosen is not None:
+        _require(family, chosen, "template")
+        needed = _TEMPLATE_INPUTS.get(chosen)
+        if needed and needed != "glossary" and not getattr(options, needed):
+            raise InvalidInputError(f"the {chosen!r} template needs {needed}", field=needed)
+        if chosen == "fusion" and source is None:
+            raise InvalidInputError("the 'fusion' template needs the source language", field="source")
+        return
+    for template, name in (("terminology", "glossary"), ("context", "context"), ("style", "style")):
+        if getattr(options, name):
+            _require(family, template, name)
+    for name in ("format_type", "preferences", "candidates"):
+        if getattr(options, name):
+            raise InvalidInputError(
+                f"{name} is used only by the {_template_of(name)!r} template; set template too", field=name
+            )
+
+
+def _template_of(field: str) -> str:
+    return next(t for t, f in _TEMPLATE_INPUTS.items() if f == field)
+
+
+def _require(family: ModelFamily, template: str, field: str) -> None:
+    if template not in family.templates:
+        raise UnsupportedTemplateError(
+            f"{family.name} has no {template!r} template (needed for {field}); "
+            f"supported templates: {', '.join(sorted(family.templates))}",
+            field=field,
+        )
+
+
+def template_for(text: str, request: TranslationRequest) -> tuple[str, Glossary]:
+    """(template name, glossary entries to pass) for one segment; see the module doc."""
+    options = request.options
+    terms = request.glossary.matches(text) if options.glossary else ()
+    if options.template is not None:
+        if options.template == "terminology" and not terms:
+            return "default", ()
+        return options.template, terms
+    if terms:
+        return "terminology", terms
+    if options.context:
+        return "context", ()
+    if options.style:
+        return "style", ()
+    return "default", ()

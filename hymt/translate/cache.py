@@ -3,7 +3,7 @@
 Only deterministic (greedy) answers that passed the quality guard are stored, so a hit is
 exactly what the model would say again. The key hashes everything that shapes the answer:
 model, family, languages, template and its options, sampling and the NFC-normalised text
-(api-conventions §9.5).
+(docs/reference/protocols.md §9.5).
 """
 from __future__ import annotations
 

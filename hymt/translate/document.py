@@ -5,8 +5,8 @@ for every input and format. Leading markup (a heading marker on the first line, 
 a doctype) sits in the separator of an empty, non-translatable lead segment, so the first
 translatable segment never starts with markup.
 
-Choice: sentences stay separate segments (one sentence per request; docs/reference/protocols.md §9.2
-reports dropped sentences when many are packed in one prompt). Only fragments with fewer than
+Choice: sentences stay separate segments (one sentence per request; docs/reference/protocols.md
+§9.2 reports dropped sentences when many are packed in one prompt). Only fragments with fewer than
 three letters join the following sentence.
 """
 from __future__ import annotations

@@ -1,7 +1,8 @@
-"""Quality guard: cheap checks that catch the failures community servers see (api-conventions
-§9.3): an empty answer, an echo of the source, the wrong script for the target, runaway
-repetition, and an answer cut at the token limit (which with our generous limit means a loop),
-unless the request asked to run to the limit (`ignore_eos`: benchmarks force the length).
+"""Quality guard: cheap checks that catch the failures community servers see
+(docs/reference/protocols.md §9.3): an empty answer, an echo of the source, the wrong script
+for the target, runaway repetition, and an answer cut at the token limit (which with our
+generous limit means a loop), unless the request asked to run to the limit (`ignore_eos`:
+benchmarks force the length).
 
 `check_translation` returns short issue codes; the Translator retries a segment once (with
 the family's official sampling) when any is found, unless the call passed retry=False.

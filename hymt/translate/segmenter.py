@@ -4,7 +4,7 @@ Both functions return `(piece, separator_after)` pairs whose concatenation is ex
 input: text is only ever divided, never cut or dropped. The whitespace at a boundary goes
 into the separator so that pieces carry no surrounding whitespace of their own.
 
-Sentence rules (the models translate one sentence per request best; api-conventions §9.2):
+Sentence rules (the models translate one sentence per request best; docs/reference/protocols.md §9.2):
 - Latin-style `.` `!` `?` `…` end a sentence when whitespace (or the end) follows; `.` not
   when the next word starts in lower case, after an abbreviation (Mr., e.g., U.S., z.B.),
   an initial (J. K.), or an ordinal list number at the start ("1. ").

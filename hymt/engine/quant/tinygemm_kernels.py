@@ -12,7 +12,8 @@ int4 packing (int_weights.py) of its weights in slot order, so the kernels are t
 triton_int_matmul.py with another addressing, the register permutation, tinygemm's
 (scale, offset) pairs and the unpacking below.
 
-Tried on the H200 and removed (docs/BENCHMARKS.md): dequantizers gathering each weight by a
+Tried on the H200 and removed (2026-12-03/04, in the git history of docs/BENCHMARKS.md):
+dequantizers gathering each weight by a
 probed (word, shift) map (0.66x bf16 throughput on the 1.8B) or storing each slot at its k
 (scattered stores, 0.31x); a fused kernel gathering x in slot order inside the loop; x
 permuted into slot order by an index_select before each call (a launch and ~28 us of host

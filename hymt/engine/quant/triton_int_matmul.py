@@ -17,7 +17,8 @@ import triton
 import triton.language as tl
 
 #: Largest M served by the fused dequantize + dot kernel. H200, tools/gpu_check_quant.py
-#: (docs/bench-results/2026-12-04/run1_gpu_check_quant.txt): at 128 and 256 rows dequantize +
+#: (run 1 of 2026-12-04; its output, docs/bench-results/2026-12-04/run1_gpu_check_quant.txt, is
+#: in the git history): at 128 and 256 rows dequantize +
 #: cuBLAS won on seven of the eight 1.8B/7B projections (1.8B down at 128 rows: 0.020 against
 #: 0.097 ms), at 64 the two split; the limit was 256.
 FUSED_MAX_M = 64
@@ -33,7 +34,7 @@ def int4_minus(q, sub, DTYPE: tl.constexpr):
     No int-to-float conversion: q or'ed into the low mantissa bits of a power of two B is
     the float B + q (bf16 128, fp16 1024, float32 2^23), and B + q - (B + sub) is exact.
     The conversion (I2F, one per weight, on the SM's slow conversion pipe) is what bounded
-    the fused kernels (docs/BENCHMARKS.md, H200): on tinygemm's words 5-15 % faster at 16-128
+    the fused kernels (H200; git history of docs/BENCHMARKS.md): on tinygemm's words 5-15 % faster at 16-128
     rows (run 11); on ours 8-30 % at 16-32 rows, within +-10 % at 64 (run 13).
     """
     if DTYPE == tl.bfloat16:

@@ -6,16 +6,17 @@ render writes the original characters back. The model never sees, and so cannot 
 `%1$s` or `{count}`; the pipeline already refuses an answer that drops or repeats a tag.
 
 Recognised (each a `Syntax` flag, so a format can turn families off):
-- printf: `%s`, `%d`, `%5.2f`, `%1$s`, `%%`, and Python's `%(name)s` (no space flag: "50% done"
-  stays text);
+- printf: `%s`, `%d`, `%5.2f`, `%1$s`, `%%`, Python's `%(name)s` (no space flag: "50% done"
+  stays text), Ruby's `%{name}` and `%<name>s`;
 - braces: `{0}`, `{name}`, `{}`, `{name:fmt}`, `{n, number}` (one balanced brace group);
-- double braces `{{var}}` (Angular, Handlebars, Jinja) and `${var}` (JS templates, shells);
+- double braces `{{var}}` (Angular, Handlebars, Jinja, i18next); `${var}` (JS templates,
+  shells) and i18next's nesting `$t(key)`;
 - ICU MessageFormat: `{count, plural, one {# file} other {# files}}` (also select and
   selectordinal): the syntax is markup, only the branch messages are text, `#` is a
   placeholder, branches nest;
 - HTML-ish tags `<b>…</b>` (paired when closed in the same message, void otherwise), `<br/>`;
-- always: text that itself looks like a numbered tag (`<s1>`), so it cannot be confused with
-  one.
+- always: URLs (`https://…`), and text that itself looks like a numbered tag (`<s1>`), so it
+  cannot be confused with one.
 
 There is no Python ICU MessageFormat parser that is both well kept and keeps the source text
 exact, so the brace syntax is scanned here (balanced braces; ICU's apostrophe quoting is not
@@ -66,13 +67,15 @@ class Wrapper:
 
 Piece = str | Placeholder | Wrapper
 
-_PRINTF = (r"%(?:\([A-Za-z_][\w.-]*\)|[1-9][0-9]*\$)?[-+#0]*(?:[0-9]+|\*)?(?:\.(?:[0-9]+|\*))?"
+_PRINTF = (r"%\{[\w.-]+\}|%<[\w.-]+>[-+#0]*[0-9]*(?:\.[0-9]+)?[a-zA-Z]"
+           r"|%(?:\([A-Za-z_][\w.-]*\)|[1-9][0-9]*\$)?[-+#0]*(?:[0-9]+|\*)?(?:\.(?:[0-9]+|\*))?"
            r"(?:hh|h|ll|l|L|q|j|z|t|I64|I32)?[diouxXeEfFgGaAcsSpnr%@]")
 _PATTERNS: tuple[tuple[Syntax | None, str], ...] = (
     (None, TAG_PATTERN.pattern),
+    (None, r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s<>\"']*[^\s<>\"'.,;:!?)]"),
     (Syntax.HTML, r"</?[A-Za-z][\w:.-]*(?:\s+[^<>]*?)?\s*/?>"),
     (Syntax.DOUBLE_BRACES, r"\{\{[^{}]*\}\}"),
-    (Syntax.DOLLAR_BRACES, r"\$\{[^{}]*\}"),
+    (Syntax.DOLLAR_BRACES, r"\$\{[^{}]*\}|\$t\([^()]*\)"),
     (Syntax.BRACES, r"\{"),
     (Syntax.PRINTF, _PRINTF),
 )
@@ -210,6 +213,14 @@ def _html_name(piece: Piece) -> str:
         return ""
     match = _HTML_NAME.match(piece.literal)
     return match.group(1).lower() if match else ""
+
+
+_NOT_PROSE = re.compile(r"\s*(?:[A-Za-z][\w+.-]*://\S*|mailto:\S+|[\w.+-]+@[\w-]+\.[\w.-]+)\s*")
+
+
+def is_address(text: str) -> bool:
+    """Whether `text` is a URL or an e-mail address and nothing else (not translated)."""
+    return _NOT_PROSE.fullmatch(text) is not None
 
 
 def has_letters(text: str) -> bool:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from hymt.documents.inline_tags import close_tag, open_tag, void_tag
-from hymt.documents.placeholders import Piece, Placeholder, Syntax, Wrapper, has_letters, scan
+from hymt.documents.placeholders import Piece, Placeholder, Syntax, Wrapper, has_letters, is_address, scan
 from hymt.documents.units import Tree
 
 M = TypeVar("M")
@@ -107,3 +107,34 @@ def render_string(tree: Tree, markup: Mapping[int, Literal], escape: Callable[[s
             children = tuple(child for child in children if not isinstance(child, str))
         parts.append(literal.open + render_string(children, markup, escape) + literal.close)
     return "".join(parts)
+
+
+@dataclass(frozen=True)
+class StringUnit:
+    """A string value's unit (a PO message, a JSON or YAML value): the whitespace around it
+    stays outside the unit (gettext checks that a translation begins and ends with the same
+    newlines as its source), its placeholders are `Literal` tags."""
+
+    lead: str
+    text: str
+    markup: Mapping[int, Literal]
+    trail: str
+
+    def render(self, tree: Tree) -> str:
+        return self.lead + render_string(tree, self.markup) + self.trail
+
+
+def read_string(value: str, syntaxes: Syntax) -> StringUnit | None:
+    """`value` as a unit; None when it has nothing to translate (no letter outside its
+    placeholders, or a URL or e-mail address alone)."""
+    core = value.strip()
+    if is_address(core):
+        return None
+    lead = value[: len(value) - len(value.lstrip())]
+    trail = value[len(lead) + len(core) :]
+    unit: UnitText[Literal] = UnitText(syntaxes)
+    unit.add_text(core)
+    if not unit.translatable:
+        return None
+    markup = {number: tag for number, tag in unit.markup.items()}
+    return StringUnit(lead, unit.text, markup, trail)

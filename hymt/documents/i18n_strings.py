@@ -56,6 +56,19 @@ class _Slot:
     string: StringUnit | None
     alias_of: int | None = None
 
+    def get(self) -> object:
+        if isinstance(self.container, list):
+            assert isinstance(self.key, int)
+            return self.container[self.key]
+        return self.container[self.key]
+
+    def set(self, value: object) -> None:
+        if isinstance(self.container, list):
+            assert isinstance(self.key, int)
+            self.container[self.key] = value
+        else:
+            self.container[self.key] = value
+
 
 def _children(node: object, path: str) -> Iterator[tuple[object, object, str, dict[object, object] | list[object]]]:
     if isinstance(node, dict):
@@ -115,7 +128,7 @@ class StringTreeDocument(ParsedDocument):
         position = 0
         for slot in _slots(tree, self._codec.name):
             if slot.string is not None:
-                old = slot.container[slot.key]  # type: ignore[index]
+                old = slot.get()
                 assert isinstance(old, str)
                 new: object = self._codec.replace(old, slot.string.render(translations[position]))
                 position += 1
@@ -123,5 +136,5 @@ class StringTreeDocument(ParsedDocument):
                 assert slot.alias_of is not None
                 new = written[slot.alias_of]
             written.append(new)
-            slot.container[slot.key] = new  # type: ignore[index]
+            slot.set(new)
         return self._codec.dump(tree, self._data)

@@ -23,12 +23,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from lxml import etree
+from lxml.etree import _Element as Element
 
 from hymt.documents.placeholders import PROSE
 from hymt.documents.unit_text import Literal, UnitText
 from hymt.documents.units import Tree, Unit
-
-Element = etree._Element
 
 
 @dataclass
@@ -198,8 +197,8 @@ def _emit(unit: UnitText[Format | GroupTag | Opaque | Group], items: Sequence[It
             index = end
             continue
         elif isinstance(item, Group) and has_text(item.items):
-            inner = _dominant(item.items)
-            unit.open(GroupTag(item, inner.props if inner else None))
+            own = _dominant(item.items)
+            unit.open(GroupTag(item, own.props if own else None))
             _emit(unit, item.items)
             unit.close()
         else:

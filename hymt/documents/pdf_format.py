@@ -29,7 +29,9 @@ from dataclasses import dataclass
 
 import docx
 from docx.enum.section import WD_ORIENT, WD_SECTION
+from docx.section import Section
 from docx.shared import Pt
+from docx.text.paragraph import Paragraph
 from pdfminer.high_level import extract_pages
 from pdfminer.layout import LAParams, LTAnno, LTChar, LTPage, LTTextBox, LTTextLine
 from pdfminer.pdfexceptions import PDFException
@@ -208,7 +210,7 @@ def _with_headings(pages: list[_Page]) -> list[_Page]:
     return out
 
 
-def _write_runs(paragraph: docx.text.paragraph.Paragraph, tree: Tree, markup: dict[int, _Style | Literal],
+def _write_runs(paragraph: Paragraph, tree: Tree, markup: dict[int, _Style | Literal],
                 style: _Style) -> None:
     for node in tree:
         if isinstance(node, str):
@@ -223,14 +225,14 @@ def _write_runs(paragraph: docx.text.paragraph.Paragraph, tree: Tree, markup: di
             _write_runs(paragraph, node.children, markup, tag)
 
 
-def _run(paragraph: docx.text.paragraph.Paragraph, text: str, style: _Style) -> None:
+def _run(paragraph: Paragraph, text: str, style: _Style) -> None:
     if text:
         run = paragraph.add_run(text)
         run.bold = style.bold or None
         run.italic = style.italic or None
 
 
-def _set_page(section: docx.section.Section, page: _Page) -> None:
+def _set_page(section: Section, page: _Page) -> None:
     section.orientation = WD_ORIENT.LANDSCAPE if page.width > page.height else WD_ORIENT.PORTRAIT
     section.page_width = Pt(page.width)
     section.page_height = Pt(page.height)

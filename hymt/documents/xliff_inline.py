@@ -14,12 +14,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from lxml import etree
+from lxml.etree import _Element as Element
 
 from hymt.documents.placeholders import I18N
 from hymt.documents.unit_text import Literal, UnitText
 from hymt.documents.units import Tree
 
-Element = etree._Element
 _PAIRED = frozenset(("g", "pc", "mrk"))
 
 

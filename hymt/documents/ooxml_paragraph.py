@@ -201,10 +201,21 @@ def _emit(unit: UnitText[Format | GroupTag | Opaque | Group], items: Sequence[It
             unit.open(GroupTag(item, own.props if own else None))
             _emit(unit, item.items)
             unit.close()
-        else:
-            unit.void(item)
+        else:  # consecutive elements without text are one void tag
+            end = index + 1
+            while end < len(items) and _is_void(items[end], key):
+                end += 1
+            unit.void(item if end == index + 1 else Group([], open=list(items[index:end])))
+            index = end
+            continue
         index += 1
     return dominant.props if dominant else None
+
+
+def _is_void(item: Item, key: str | None) -> bool:
+    """Whether `item` joins a void tag: no text, and not an element of a differently formatted
+    stretch that follows."""
+    return isinstance(item, Opaque) or isinstance(item, Group) and not has_text(item.items)
 
 
 def _span_end(items: Sequence[Item], start: int, key: str) -> int:

@@ -203,7 +203,7 @@ def _emit(unit: UnitText[Format | GroupTag | Opaque | Group], items: Sequence[It
             unit.close()
         else:  # consecutive elements without text are one void tag
             end = index + 1
-            while end < len(items) and _is_void(items[end], key):
+            while end < len(items) and _is_void(items[end]):
                 end += 1
             unit.void(item if end == index + 1 else Group([], open=list(items[index:end])))
             index = end
@@ -212,9 +212,8 @@ def _emit(unit: UnitText[Format | GroupTag | Opaque | Group], items: Sequence[It
     return dominant.props if dominant else None
 
 
-def _is_void(item: Item, key: str | None) -> bool:
-    """Whether `item` joins a void tag: no text, and not an element of a differently formatted
-    stretch that follows."""
+def _is_void(item: Item) -> bool:
+    """Whether `item` has no text (it joins the void tag of its neighbours without text)."""
     return isinstance(item, Opaque) or isinstance(item, Group) and not has_text(item.items)
 
 

@@ -38,8 +38,9 @@ _OPEN_STATES_V1 = frozenset(("new", "needs-translation"))
 
 @dataclass(frozen=True)
 class _Slot:
-    """Where a unit's translation goes: `target` gets the tree (for a 1.2 segment, the
-    `mrk` of that segment inside the target)."""
+    """A unit found in the file: its inline content, its label and whether it may be split.
+    The translation goes to the target of the same unit (for a 1.2 segment, the `mrk` of
+    that segment inside the target)."""
 
     unit: InlineUnit
     where: str

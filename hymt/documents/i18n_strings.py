@@ -17,13 +17,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from hymt.documents.placeholders import I18N
+from hymt.documents.safety import MAX_NODES
 from hymt.documents.unit_text import StringUnit, read_string
 from hymt.documents.units import ParsedDocument, Tree, Unit
 from hymt.errors import InvalidDocumentError
 
-#: The most string values and containers one file may hold (a YAML file of aliases can name
-#: the same container many times over: each is walked once).
-MAX_NODES = 1_000_000
 _METADATA_PREFIX = "@"
 
 

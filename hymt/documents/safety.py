@@ -1,6 +1,6 @@
 """What a document from anyone must pass before a library opens it: the limits on zip
-containers (DOCX, PPTX, XLSX) and the defused XML parser (XLIFF, and a check of every XML
-part inside a zip).
+containers (DOCX, PPTX, XLSX), PDFs and JSON/YAML trees, and the defused XML parser (XLIFF,
+and a check of every XML part inside a zip).
 
 Every limit is here, so one place says how much a request may make hymt unpack or read. A
 file over a limit, a corrupt or encrypted one, is an InvalidDocumentError naming its format.
@@ -36,6 +36,9 @@ MAX_COMPRESSION_RATIO = 200
 RATIO_FREE_BYTES = 1024 * 1024
 #: The most pages of a PDF read.
 MAX_PDF_PAGES = 2_000
+#: The most values and containers a JSON or YAML file may hold (a YAML file of aliases can
+#: name the same container many times over: each is walked once).
+MAX_NODES = 1_000_000
 
 #: The start of an OLE compound file: legacy .doc/.xls/.ppt, and Office files encrypted with
 #: a password (those are an OLE container around the encrypted package).

@@ -3,11 +3,31 @@ from __future__ import annotations
 
 from pathlib import PurePath
 
+from hymt.documents import (
+    docx_format,
+    json_format,
+    pdf_format,
+    po_format,
+    pptx_format,
+    xliff_format,
+    xlsx_format,
+    yaml_format,
+)
 from hymt.documents.units import DocumentFormat
 from hymt.errors import InvalidDocumentError, InvalidInputError
 
 #: Each format module's FORMAT, in the order the docs list them.
-FORMATS: tuple[DocumentFormat, ...] = ()
+FORMATS: tuple[DocumentFormat, ...] = (
+    # Office documents, localisation files and PDF (docs/formats-office.md).
+    docx_format.FORMAT,
+    pptx_format.FORMAT,
+    xlsx_format.FORMAT,
+    xliff_format.FORMAT,
+    po_format.FORMAT,
+    json_format.FORMAT,
+    yaml_format.FORMAT,
+    pdf_format.FORMAT,
+)
 
 _BY_NAME = {f.name: f for f in FORMATS}
 _BY_SUFFIX = {suffix: f for f in FORMATS for suffix in f.suffixes}

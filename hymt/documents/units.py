@@ -66,6 +66,13 @@ class ParsedDocument(ABC):
         """The translated document. `translations[i]` is unit i's translation; the
         pipeline guarantees one per unit, each with exactly the unit's tags."""
 
+    def render_for(self, translations: Sequence[Tree], target_language: str) -> bytes:
+        """The translated document, labelled for `target_language` (a hymt language code such
+        as "de" or "zh-Hant"). Formats that record their language override it: a PO file's
+        Language and Plural-Forms (and so the number of plural forms it writes), XLIFF's
+        target language. The others write what `render` writes."""
+        return self.render(translations)
+
 
 @dataclass(frozen=True)
 class DocumentFormat:
@@ -78,6 +85,10 @@ class DocumentFormat:
         parse: reads a file's bytes; raises InvalidDocumentError for a file it cannot read.
         text: a text format, which the SDK and the text APIs also accept as a string
             (its bytes are UTF-8).
+        output_suffix: the suffix of the translated file when it is not the input's (a PDF
+            comes back as ".docx"); "" for the input's own.
+        output_media_type: the MIME type of the translated file when it is not `media_type`;
+            "" for the same.
     """
 
     name: str
@@ -85,3 +96,14 @@ class DocumentFormat:
     media_type: str
     parse: Callable[[bytes], ParsedDocument]
     text: bool = False
+    output_suffix: str = ""
+    output_media_type: str = ""
+
+    def translated_suffix(self, input_suffix: str) -> str:
+        """The suffix to give the translated file of an input with `input_suffix`."""
+        return self.output_suffix or input_suffix
+
+    @property
+    def translated_media_type(self) -> str:
+        """The MIME type of the translated file."""
+        return self.output_media_type or self.media_type

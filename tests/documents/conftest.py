@@ -1,0 +1,46 @@
+"""Stand-in translations for the format tests: one that marks every piece of text, so the
+output shows what was translated (and that nothing was translated twice), and the identity."""
+from __future__ import annotations
+
+import pytest
+
+from hymt.documents.inline_tags import parse_tree
+from hymt.documents.units import Node, ParsedDocument, TagNode, Tree
+
+OPEN, CLOSE = "«", "»"
+
+
+def mark_tree(tree: Tree) -> Tree:
+    """Every text node with a non-space character wrapped in «»; tags kept."""
+    out: list[Node] = []
+    for node in tree:
+        if isinstance(node, str):
+            out.append(f"{OPEN}{node}{CLOSE}" if node.strip() else node)
+        else:
+            out.append(TagNode(node.number, mark_tree(node.children), node.void))
+    return tuple(out)
+
+
+def unmark(text: str) -> str:
+    return text.replace(OPEN, "").replace(CLOSE, "")
+
+
+@pytest.fixture
+def marked():
+    """The document rendered with every text node marked."""
+    def render(document: ParsedDocument, **kwargs: str) -> bytes:
+        trees = [mark_tree(parse_tree(unit.text)) for unit in document.units]
+        if "target_language" in kwargs:
+            return document.render_for(trees, kwargs["target_language"])
+        return document.render(trees)
+
+    return render
+
+
+@pytest.fixture
+def identity():
+    """The document rendered with each unit's own text as its translation."""
+    def render(document: ParsedDocument) -> bytes:
+        return document.render([parse_tree(unit.text) for unit in document.units])
+
+    return render

@@ -152,7 +152,7 @@ MIN_HAN_FOR_LANGUAGE = 8
 MIN_HAN_CONFIDENCE = 0.9
 #: The detector reads at most this much of an answer: its cost grows with the text, its answer
 #: does not change after a sentence or two.
-DETECT_SAMPLE_CHARS = 120
+DETECT_SAMPLE_CHARS = 80
 
 # Scripts that several of our languages write, so the script alone cannot tell them apart.
 _SHARED_SCRIPTS = frozenset(s for s, n in Counter(lang.scripts[0] for lang in LANGUAGES).items() if n > 1)
@@ -334,6 +334,8 @@ def _judge_echo(source: str, output: str, counts: Counter, source_lang: Language
         return VerbatimReason.NAME
     if wrong_script(output, target, counts):
         return QualityIssue.ECHO, QualityIssue.WRONG_SCRIPT
+    if not _long_enough_to_echo(source):
+        return VerbatimReason.SHORT
     detection = _detect(output, counts, target, detector)
     if _other_language(detection, target, ECHO_LANGUAGE_CONFIDENCE) is not None:
         return QualityIssue.ECHO, QualityIssue.WRONG_LANGUAGE
@@ -341,8 +343,6 @@ def _judge_echo(source: str, output: str, counts: Counter, source_lang: Language
         return VerbatimReason.TARGET_LANGUAGE  # (not another language, so the target or a close one)
     if looks_like_command(output):
         return VerbatimReason.CODE  # lowercase words the detector finds no language in
-    if not _long_enough_to_echo(source):
-        return VerbatimReason.SHORT
     return (QualityIssue.ECHO,)
 
 

@@ -41,7 +41,8 @@ _CONNECTORS = frozenset(
     "of the and & for at on de del della di da do dos das la le les los el al van von der den du y e et und bin".split()
 )
 _SENTENCE_END = re.compile(r"[.!?。！？…]['\")\]」』”’]*\s*$")
-_ABBREVIATION_END = re.compile(r"(?:^|\s)[A-Z][a-z]{0,3}\.\s*$")  # "Inc.", "Ltd.", "Vol." end names, not sentences
+# Abbreviations that end names and addresses, not sentences ("Apple Inc.", "Abbey Rd.").
+_ABBREVIATION_END = re.compile(r"(?:^|\s)(?:Inc|Ltd|Co|Corp|Jr|Sr|St|Ave|Rd|Vol|No|Bros)\.\s*$")
 _EDGE_PUNCTUATION = "\"'“”‘’«»()[]{}<>,;:!?¡¿.。、，"
 _HAN = re.compile(r"[\u3400-\u4DBF\u4E00-\u9FFF\uF900-\uFAFF]+")
 

@@ -13,11 +13,12 @@ import pytest
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import InvalidInputError
 from hymt.languages import get_language
-from hymt.translate.quality import ECHO, LENGTH, REPETITION, check_translation
+from hymt.translate.quality import QualityIssue, check_translation
 
 TEXT = "Good morning, how are you today?"
 CUT = SamplingParams(max_tokens=4)  # stops are honoured: the noise is cut at 4 tokens
 FORCED = SamplingParams(max_tokens=4, ignore_eos=True)  # 4 tokens asked for
+ECHO, LENGTH, REPETITION = QualityIssue.ECHO, QualityIssue.LENGTH, QualityIssue.REPETITION
 
 
 class CountingNative:

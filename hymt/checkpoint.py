@@ -11,8 +11,12 @@ import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hymt.errors import ModelLoadError
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 logger = logging.getLogger(__name__)
 
@@ -138,6 +142,19 @@ class Checkpoint:
     def encode(self, text: str) -> list[int]:
         """Token ids of `text`; special-token text inside it maps to its id, nothing is added."""
         return self.tokenizer.encode(text, add_special_tokens=False).ids
+
+    @cached_property
+    def _text_tokenizer(self) -> Tokenizer:
+        from tokenizers import Tokenizer
+
+        tokenizer = Tokenizer.from_str(self.tokenizer.to_str())
+        tokenizer.encode_special_tokens = True
+        return tokenizer
+
+    def encode_text(self, text: str) -> list[int]:
+        """Token ids of user text: special-token strings inside it are plain characters (a
+        user who types `<|eos|>` sends those characters, never the control token)."""
+        return self._text_tokenizer.encode(text, add_special_tokens=False).ids
 
     def decode(self, ids, skip_special_tokens: bool = True) -> str:
         return self.tokenizer.decode(list(ids), skip_special_tokens=skip_special_tokens)

@@ -30,6 +30,7 @@ class ScriptedEngine(Engine):
 
     Attributes:
         prompts: (user turn, params) of every request, in arrival order.
+        prompt_ids: the token ids of every request, in arrival order.
         engine_stats: what `stats()` reports.
     """
 
@@ -40,6 +41,7 @@ class ScriptedEngine(Engine):
         self.stop_token_ids = ()
         self.engine_stats = stats or EngineStats()
         self.prompts: list[tuple[str, SamplingParams]] = []
+        self.prompt_ids: list[list[int]] = []
         self._live: dict[str, list] = {}  # id -> [prompt ids, answer ids, emitted]
         self._ids = itertools.count()
         self._fail: str | None = None
@@ -56,7 +58,8 @@ class ScriptedEngine(Engine):
         request_id = request_id or f"s{next(self._ids)}"
         user = self.checkpoint.decode(list(prompt_token_ids), skip_special_tokens=True)
         self.prompts.append((user, params))
-        answer = self.checkpoint.encode(self.answer(user, params))
+        self.prompt_ids.append(list(prompt_token_ids))
+        answer = self.checkpoint.encode_text(self.answer(user, params))  # a model writes text
         self._live[request_id] = [list(prompt_token_ids), answer[: params.max_tokens], 0]
         return request_id
 

@@ -1,7 +1,8 @@
 """Output cleanup: what a model answer may carry that is not the translation.
 
 - leaked special tokens: any `<｜...｜>` (1.8B vocabularies, full-width bar) or `<|...|>`
-  (7B vocabularies) text, left when a stop id is missing or decoding kept specials;
+  (7B vocabularies) text, left when a stop id is missing or decoding kept specials, unless
+  the source itself contains that text (then it is the user's text, translated as such);
 - the `<target>...</target>` wrapper of the formatted template (the `<sN>` tags stay);
 - `<think>...</think>` blocks (Hy-MT2-30B-A3B), and an unclosed `<think>` that never ended;
 - surrounding whitespace the source did not have.
@@ -23,9 +24,13 @@ _OPEN_TAIL = re.compile(r"<[^<>]{0,70}$")
 def clean_output(text: str, source: str = "") -> str:
     """The translation inside a raw model answer (see module doc)."""
     text = _THINK.sub("", text)
-    text = _SPECIAL.sub("", text)
+    text = _strip_specials(text, source)
     text = _TARGET.sub("", text)
     return _match_surrounding_space(text, source)
+
+
+def _strip_specials(text: str, source: str) -> str:
+    return _SPECIAL.sub(lambda m: m.group(0) if m.group(0) in source else "", text)
 
 
 def _match_surrounding_space(text: str, source: str) -> str:
@@ -54,7 +59,7 @@ class StreamCleaner:
         if "<think>" in stable and "</think>" not in stable[stable.rindex("<think>") :]:
             stable = stable[: stable.rindex("<think>")]  # an open think block: wait for its end
         clean = _THINK.sub("", stable)
-        clean = _SPECIAL.sub("", clean)
+        clean = _strip_specials(clean, self.source)
         clean = _TARGET.sub("", clean)
         if not self.source[:1].isspace():
             clean = clean.lstrip()

@@ -56,6 +56,7 @@ class QualityIssue(StrEnum):
     WRONG_LANGUAGE = "wrong_language"
     REPETITION = "repetition"
     LENGTH = "length"
+    MARKUP = "markup"  # the answer broke the inline tags; the plain translation was kept
 
 
 class Severity(StrEnum):
@@ -70,6 +71,7 @@ SEVERITY: Mapping[QualityIssue, Severity] = MappingProxyType({
     QualityIssue.LENGTH: Severity.HARD,
     QualityIssue.WRONG_SCRIPT: Severity.HARD,
     QualityIssue.WRONG_LANGUAGE: Severity.HARD,
+    QualityIssue.MARKUP: Severity.HARD,
     QualityIssue.ECHO: Severity.SOFT,
 })
 

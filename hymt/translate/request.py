@@ -2,8 +2,9 @@
 
 Template choice per segment (the official templates do not combine): an explicit
 `template` wins; otherwise a segment that contains a glossary term uses `terminology` (with
-only the terms it contains), else `context` when a context is given, else `style` when a
-style is given, else `default`.
+only the terms it contains), else a segment with inline tags the family's template for
+tagged text, else `context` when a context is given, else `style` when a style is given,
+else `default`.
 """
 from __future__ import annotations
 
@@ -88,18 +89,41 @@ def _require(family: ModelFamily, template: str, field: str) -> None:
         )
 
 
-def template_for(text: str, request: TranslationRequest) -> tuple[str, Glossary]:
-    """(template name, glossary entries to pass) for one segment; see the module doc."""
+@dataclass(frozen=True)
+class TemplateChoice:
+    """The template of one segment and what it is filled with."""
+
+    name: str
+    terms: Glossary = ()
+    context: str | None = None
+    format_type: str | None = None
+
+
+#: The structured template's data format for a sentence carrying inline tags.
+TAGGED_FORMAT_TYPE = "XML"
+
+
+def template_for(text: str, request: TranslationRequest, family: ModelFamily, *, tagged: bool = False,
+                 unit_context: str = "") -> TemplateChoice:
+    """The template of one segment (see the module doc). A segment with inline tags uses the
+    family's template for tagged text (HY-MT1.5's formatted, Hy-MT2's structured) unless
+    glossary terms or an explicit template decide; a unit's own context (neighbouring
+    subtitle cues) joins the call's context."""
     options = request.options
     terms = request.glossary.matches(text) if options.glossary else ()
+    context = "\n".join(c for c in (options.context, unit_context) if c) or None
     if options.template is not None:
         if options.template == "terminology" and not terms:
-            return "default", ()
-        return options.template, terms
+            return TemplateChoice("default")
+        return TemplateChoice(options.template, terms, context, options.format_type)
     if terms:
-        return "terminology", terms
-    if options.context:
-        return "context", ()
+        return TemplateChoice("terminology", terms)
+    if tagged and "formatted" in family.templates:
+        return TemplateChoice("formatted")
+    if tagged and "structured" in family.templates:
+        return TemplateChoice("structured", format_type=TAGGED_FORMAT_TYPE)
+    if context and "context" in family.templates:
+        return TemplateChoice("context", context=context)
     if options.style:
-        return "style", ()
-    return "default", ()
+        return TemplateChoice("style")
+    return TemplateChoice("default")

@@ -6,8 +6,13 @@ CLI's `--json` and the server.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from hymt.languages import Language
+
+if TYPE_CHECKING:
+    from hymt.translate.pipeline import DocumentOutcome
+    from hymt.translate.request import TranslationRequest
 
 
 @dataclass(frozen=True)
@@ -136,3 +141,22 @@ class Generation:
     completion_tokens: int
     finish_reason: str
     token_ids: tuple[int, ...] = ()
+
+
+def translation_result(outcome: DocumentOutcome, request: TranslationRequest) -> TranslationResult:
+    """The TranslationResult of one translated text document."""
+    segments = outcome.segments
+    translated = [s for s in segments if s.translatable]
+    return TranslationResult(
+        text=outcome.data.decode("utf-8"),
+        source=outcome.source,
+        target=request.target,
+        segments=segments,
+        prompt_tokens=sum(s.prompt_tokens for s in segments),
+        completion_tokens=sum(s.completion_tokens for s in segments),
+        elapsed_s=outcome.elapsed_s,
+        cached=bool(translated) and all(s.cached for s in translated),
+        retried=any(s.retried for s in segments),
+        issues=tuple(dict.fromkeys(i for s in segments for i in s.issues)),
+        detection=outcome.detection,
+    )

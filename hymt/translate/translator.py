@@ -30,12 +30,15 @@ from hymt.languages import Language
 from hymt.translate.cache import TranslationCache
 from hymt.translate.detect import LanguageDetector
 from hymt.translate.detokenize import IncrementalDecoder
-from hymt.translate.document import DEFAULT_MAX_SEGMENT_TOKENS
+from hymt.translate.loaded_model import LoadedModel
 from hymt.translate.options import TranslateOptions, options_with
-from hymt.translate.pipeline import LoadedModel, Pipeline, Plan, Progress, ProgressTarget, Round, check_text
+from hymt.translate.pipeline import Pipeline, Plan, Round
+from hymt.translate.progress import Progress, ProgressTarget
 from hymt.translate.request import TranslationRequest, resolve_request
-from hymt.translate.result import Detection, Generation, TranslationResult
+from hymt.translate.result import Detection, Generation, TranslationResult, translation_result
+from hymt.translate.segmentation import DEFAULT_MAX_SEGMENT_TOKENS
 from hymt.translate.streaming import TranslationStream, astream_plan, stream_plan
+from hymt.translate.text_formats import parse_texts
 
 if TYPE_CHECKING:
     from hymt.checkpoint import Checkpoint
@@ -153,7 +156,7 @@ class Translator:
         the token counts. Streaming cannot take text back, so the quality guard records
         issues but does not retry here."""
         request = self._request(to, source, options, option_fields)
-        plan = self._pipeline.plan([check_text(text)], request)
+        plan = self._plan([check_text(text)], request)
         return TranslationStream(stream_plan(self._pipeline, plan, self._engine))
 
     def detect(self, text: str) -> Detection:
@@ -272,7 +275,7 @@ class Translator:
                    progress: ProgressTarget) -> list[TranslationResult]:
         if not texts:
             return []
-        plan = self._pipeline.plan(texts, request)
+        plan = self._plan(texts, request)
         tracker = Progress(progress)
         run = self._pipeline.run(plan, tracker)
         try:
@@ -280,7 +283,10 @@ class Translator:
             while True:
                 round_ = run.send(self._wait(round_, tracker))
         except StopIteration as done:
-            return done.value
+            return [translation_result(outcome, request) for outcome in done.value]
+
+    def _plan(self, texts: list[str], request: TranslationRequest) -> Plan:
+        return self._pipeline.plan(parse_texts(texts, request.options), request)
 
     def _wait(self, round_: Round, tracker: Progress) -> list[RequestOutput]:
         handles = [self._engine.submit(r.prompt_ids, r.params, stream=False) for r in round_.requests]
@@ -303,8 +309,8 @@ class Translator:
         inline = (request.source is not None and len(request.options.glossary) <= INLINE_GLOSSARY_TERMS
                   and sum(len(t) for t in texts) <= INLINE_PLAN_CHARS)
         if inline:
-            return self._pipeline.plan(texts, request)
-        return await asyncio.to_thread(self._pipeline.plan, texts, request)
+            return self._plan(texts, request)
+        return await asyncio.to_thread(self._plan, texts, request)
 
     async def _atranslate(self, texts: list[str], request: TranslationRequest) -> list[TranslationResult]:
         if not texts:
@@ -323,7 +329,7 @@ class Translator:
                     raise
                 round_ = run.send(outputs)
         except StopIteration as done:
-            return done.value
+            return [translation_result(outcome, request) for outcome in done.value]
 
 
 INLINE_PLAN_CHARS = 1000
@@ -336,6 +342,14 @@ async def _wait_all(handles: list[RequestHandle]) -> list[RequestOutput]:
     if len(handles) == 1:
         return [await handles[0].wait()]
     return list(await asyncio.gather(*(h.wait() for h in handles)))
+
+
+def check_text(text: object, field: str = "text") -> str:
+    if not isinstance(text, str):
+        raise InvalidInputError(f"{field} must be a string, got {type(text).__name__}", field=field)
+    if not text.strip():
+        raise InvalidInputError(f"{field} must not be empty", field=field)
+    return text
 
 
 def _check_texts(texts: object) -> list[str]:

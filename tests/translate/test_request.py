@@ -6,7 +6,7 @@ import pytest
 from hymt.errors import InvalidInputError, UnknownLanguageError, UnsupportedTemplateError
 from hymt.families import get_family
 from hymt.translate.options import TranslateOptions
-from hymt.translate.request import resolve_request, template_for
+from hymt.translate.request import TemplateChoice, resolve_request, template_for
 
 HYMT15 = get_family("HY-MT1.5-1.8B")
 HMT = get_family("Hunyuan-MT-7B")
@@ -63,13 +63,35 @@ def test_templates_with_inputs_need_them():
     assert err.value.field == "preferences" and "personalization" in str(err.value)
 
 
+def choose(text, family, **fields):
+    return template_for(text, resolve(family, "de", **fields), family)
+
+
 def test_template_choice_per_segment():
-    request = resolve(HYMT15, "de", glossary={"cat": "Katze"}, context="Earlier text.")
-    assert template_for("A cat.", request) == ("terminology", (("cat", "Katze"),))
-    assert template_for("A dog.", request) == ("context", ())
-    assert template_for("A dog.", resolve(HYMT15, "de")) == ("default", ())
-    assert template_for("A dog.", resolve(MT2, "de", style="formal")) == ("style", ())
-    forced = resolve(HYMT15, "de", template="terminology", glossary={"cat": "Katze"})
-    assert template_for("No match here.", forced) == ("default", ())
-    structured = resolve(MT2, "de", template="structured", format_type="JSON")
-    assert template_for('{"a": "b"}', structured) == ("structured", ())
+    both = {"glossary": {"cat": "Katze"}, "context": "Earlier text."}
+    assert choose("A cat.", HYMT15, **both) == TemplateChoice("terminology", (("cat", "Katze"),))
+    assert choose("A dog.", HYMT15, **both) == TemplateChoice("context", context="Earlier text.")
+    assert choose("A dog.", HYMT15) == TemplateChoice("default")
+    assert choose("A dog.", MT2, style="formal") == TemplateChoice("style")
+    assert choose("No match here.", HYMT15, template="terminology", glossary={"cat": "Katze"}) == TemplateChoice(
+        "default")
+    assert choose('{"a": "b"}', MT2, template="structured", format_type="JSON") == TemplateChoice(
+        "structured", format_type="JSON")
+
+
+def test_tagged_segments_use_the_family_template_for_tags():
+    tagged = "Please <s1>do not</s1> reply."
+    request = resolve(HYMT15, "de")
+    assert template_for(tagged, request, HYMT15, tagged=True) == TemplateChoice("formatted")
+    assert template_for(tagged, resolve(MT2, "de"), MT2, tagged=True) == TemplateChoice(
+        "structured", format_type="XML")
+    assert template_for(tagged, resolve(HMT, "de"), HMT, tagged=True) == TemplateChoice("default")
+    with_terms = resolve(HYMT15, "de", glossary={"reply": "antworten"})
+    assert template_for(tagged, with_terms, HYMT15, tagged=True).name == "terminology"
+
+
+def test_a_units_context_joins_the_calls_context():
+    request = resolve(HYMT15, "de", context="A film.")
+    choice = template_for("and then he left.", request, HYMT15, unit_context="He opened the door")
+    assert choice == TemplateChoice("context", context="A film.\nHe opened the door")
+    assert template_for("x y z", resolve(HMT, "de"), HMT, unit_context="Before.") == TemplateChoice("default")

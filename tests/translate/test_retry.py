@@ -19,6 +19,7 @@ TEXT = "Good morning, how are you today?"
 CUT = SamplingParams(max_tokens=4)  # stops are honoured: the noise is cut at 4 tokens
 FORCED = SamplingParams(max_tokens=4, ignore_eos=True)  # 4 tokens asked for
 ECHO, LENGTH, REPETITION = QualityIssue.ECHO, QualityIssue.LENGTH, QualityIssue.REPETITION
+WRONG_LANGUAGE = QualityIssue.WRONG_LANGUAGE
 
 
 class CountingNative:
@@ -55,11 +56,12 @@ def test_flagged_segment_gets_a_second_request_by_default(native):
     native.take()
     result = native.translator.translate(TEXT, to="de", source="en", sampling=CUT)
     requests = native.take()
-    assert len(requests) == 2 and requests[0][0] == requests[1][0]  # the same prompt, resampled
-    assert requests[1][1].temperature > 0
+    assert len(requests) == 2 and requests[0][0] == requests[1][0]  # the same prompt, again
+    # a cut answer is continued, not resampled: the same decoding with twice the budget
+    assert requests[1][1].temperature == 0 and requests[1][1].max_tokens == 2 * requests[0][1].max_tokens == 8
     assert result.retried and result.segments[0].retry_reasons == (LENGTH,)
     assert result.prompt_tokens == 2 * len(requests[0][0])
-    assert result.completion_tokens == 8
+    assert result.completion_tokens == 4 + 8
 
 
 def test_retry_false_sends_exactly_one_request_and_still_reports_issues(native):
@@ -117,9 +119,10 @@ def test_ignore_eos_keeps_the_other_checks():
 
 
 def test_retry_false_with_a_scripted_echo(make_translator):
-    translator, engine = make_translator(cache=True)  # echoes every source: flagged "echo"
+    # echoes every source: flagged "echo", and the detector sees English where German was asked
+    translator, engine = make_translator(cache=True)
     first = translator.translate("Good morning, my friend.", to="de", source="en", retry=False)
-    assert len(engine.prompts) == 1 and first.issues == (ECHO,) and not first.retried
+    assert len(engine.prompts) == 1 and first.issues == (ECHO, WRONG_LANGUAGE) and not first.retried
     again = translator.translate("Good morning, my friend.", to="de", source="en", retry=False)
     assert not again.cached and len(engine.prompts) == 2  # answers with issues are not cached
     retried = translator.translate("Good morning, my friend.", to="de", source="en")
@@ -130,7 +133,7 @@ def test_stream_accepts_retry(make_translator):
     translator, engine = make_translator()
     stream = translator.stream("Good morning, my friend.", to="de", source="en", retry=False)
     assert "".join(stream) == "Good morning, my friend."
-    assert stream.result.issues == (ECHO,) and len(engine.prompts) == 1
+    assert stream.result.issues == (ECHO, WRONG_LANGUAGE) and len(engine.prompts) == 1
 
 
 @pytest.mark.parametrize("value", ["no", 0, None])

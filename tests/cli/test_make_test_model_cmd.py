@@ -29,8 +29,11 @@ def test_files_get_the_same_mode_and_the_next_step_is_printed(hymt_cli, tmp_path
     modes = {path.name: stat.S_IMODE(path.stat().st_mode) for path in target.iterdir()}
     assert "model-00001-of-00002.safetensors" in modes and "config.json" in modes
     assert set(modes.values()) == {mode}, modes
+
+
+def test_quiet_prints_the_directory_only(hymt_cli, tmp_path):
     quiet = hymt_cli.run("make-test-model", str(tmp_path / "quiet"), "-q")
-    assert quiet.returncode == 0 and quiet.stderr == ""
+    assert quiet.returncode == 0 and quiet.stdout == f"{tmp_path / 'quiet'}\n" and quiet.stderr == ""
 
 
 def test_unknown_family_is_an_error(tmp_path, capsys):

@@ -111,8 +111,9 @@ def test_help_shows_the_defaults():
 def test_a_model_that_cannot_load_ends_the_server_with_its_reason(tmp_path, how):
     not_a_model = tmp_path / "not-a-model"
     not_a_model.mkdir()
-    args, env = {"default-json": ([], {}), "flag-text": (["--log-format", "text"], {}),
-                 "env-text": ([], {"HYMT_LOG_FORMAT": "text"})}[how]
+    # The default case loads in the engine's child process, as users run it; the others in-process (faster).
+    args, env = {"default-json": ([], {}), "flag-text": (["--log-format", "text", "--engine-in-process"], {}),
+                 "env-text": (["--engine-in-process"], {"HYMT_LOG_FORMAT": "text"})}[how]
     with _serve("--model", str(not_a_model), *args, env=env) as proc:
         _, err = proc.communicate(timeout=120)
     assert proc.returncode == 1, err

@@ -17,10 +17,17 @@ import os
 import sys
 import threading
 import time
+from typing import TYPE_CHECKING
 
 from hymt.cli.help_format import DefaultsHelpFormatter
 from hymt.cli.verbosity import log_level
 from hymt.engine.config import KV_CACHE_DTYPE_CHOICES, QUANTIZATION_CHOICES
+
+if TYPE_CHECKING:
+    import uvicorn
+    from fastapi import FastAPI
+
+    from hymt.server.settings import ServerSettings
 
 # hymt.server.settings owns these; importing it here would load FastAPI for every `hymt --help`.
 DEFAULT_MODEL = "tencent/HY-MT1.5-1.8B"
@@ -81,7 +88,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def settings_from_args(args: argparse.Namespace):
+def settings_from_args(args: argparse.Namespace) -> ServerSettings:
     """ServerSettings from the parsed command line (and HYMT_API_KEYS)."""
     from hymt.server.settings import ServerSettings
 
@@ -127,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _stop_on_load_error(app, server, failure: list[str]) -> None:
+def _stop_on_load_error(app: FastAPI, server: uvicorn.Server, failure: list[str]) -> None:
     """Asks uvicorn to stop once the model service reports a failed load; returns when the
     model is ready or the server stops for another reason."""
     service = app.state.hymt.service

@@ -16,6 +16,7 @@ import argparse
 import json
 import logging
 import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -102,7 +103,7 @@ def read_input(arg: str) -> tuple[str, str | None]:
         if not path.is_file():
             raise InvalidInputError(
                 f"no such file: {arg} (to translate these words as text, pipe them in: "
-                f"echo '{arg}' | hymt translate - --to LANG)", field="input")
+                f"echo {shlex.quote(arg)} | hymt translate - --to LANG)", field="input")
         try:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError as exc:

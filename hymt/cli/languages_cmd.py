@@ -18,15 +18,15 @@ def run(args: argparse.Namespace) -> int:
     from hymt.languages import LANGUAGES
 
     if args.json:
-        rows = [
-            {"code": l.code, "english_name": l.english_name, "chinese_name": l.chinese_name,
-             "aliases": list(l.aliases), "scripts": list(l.scripts)}
-            for l in LANGUAGES
+        entries = [
+            {"code": lang.code, "english_name": lang.english_name, "chinese_name": lang.chinese_name,
+             "aliases": list(lang.aliases), "scripts": list(lang.scripts)}
+            for lang in LANGUAGES
         ]
-        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        print(json.dumps(entries, ensure_ascii=False, indent=2))
         return 0
     header = ("code", "English", "Chinese", "aliases")
-    rows = [(l.code, l.english_name, l.chinese_name, ", ".join(l.aliases)) for l in LANGUAGES]
+    rows = [(lang.code, lang.english_name, lang.chinese_name, ", ".join(lang.aliases)) for lang in LANGUAGES]
     widths = [max(_width(row[i]) for row in (header, *rows)) for i in range(3)]
     for row in (header, *rows):
         cells = [cell + " " * (width - _width(cell)) for cell, width in zip(row, widths)]

@@ -6,7 +6,12 @@ real shape with random bf16 weights and a full-vocabulary tokenizer (GPU benchma
 from __future__ import annotations
 
 import argparse
+import logging
+import shlex
+import sys
+from collections.abc import Iterator
 
+from hymt.cli.verbosity import log_level
 from hymt.errors import InvalidInputError
 
 
@@ -14,6 +19,8 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "make-test-model",
         help="write a random checkpoint of a model family: tiny (tests) or --real-shape (GPU benchmarks)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("directory", help="directory to write (created if missing)")
     parser.add_argument("--family", default="HY-MT1.5-1.8B", help=(
@@ -29,15 +36,27 @@ def register(subparsers) -> None:
                         help="with --real-shape: fewer decoder layers (smoke tests)")
     parser.add_argument("--hidden-size", type=int, default=None,
                         help="with --real-shape: a smaller hidden size (smoke tests); the vocabulary stays real")
-    parser.add_argument("--quantization", default=None, choices=_quantized_formats(), help=(
-        "write a tiny pre-quantized checkpoint in a published format (GPTQ int4 or compressed-tensors fp8)"))
+    # metavar: argparse would list the choices (import torch) in add_argument otherwise.
+    parser.add_argument("--quantization", default=None, choices=_QuantizedFormats(), metavar="FORMAT", help=(
+        "write a tiny pre-quantized checkpoint in a published format (GPTQ int4 or compressed-tensors fp8): "
+        "%(choices)s"))
     parser.set_defaults(func=_run)
 
 
-def _quantized_formats() -> list[str]:
-    from hymt.testing.quantized import WRITERS
+class _QuantizedFormats:
+    """The --quantization choices, read from hymt.testing.quantized when argparse first looks
+    (it imports torch: building the parser for `hymt --help` must not)."""
 
-    return sorted(WRITERS)
+    def _names(self) -> list[str]:
+        from hymt.testing.quantized import WRITERS
+
+        return sorted(WRITERS)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -61,5 +80,17 @@ def _run(args: argparse.Namespace) -> int:
                 raise InvalidInputError(f"{flag} needs --real-shape (tiny checkpoints have fixed sizes)", field=name)
         path = write_tiny_checkpoint(args.directory, args.family, seed=args.seed, num_shards=args.shards or 1,
                                      quantization=args.quantization)
-    print(path)
+    print(path)  # stdout: the directory alone, for scripts
+    if log_level(args) <= logging.WARNING:
+        print(next_steps(str(path)), file=sys.stderr)
     return 0
+
+
+def next_steps(directory: str) -> str:
+    """What to run with a freshly written checkpoint."""
+    model = shlex.quote(directory)
+    return (
+        "Written with random weights: translations are gibberish, but every path is real. Try:\n"
+        f"  hymt serve --model {model}    (web UI and APIs on http://127.0.0.1:8000)\n"
+        f"  hymt translate 'Hello world.' --to de --model {model}"
+    )

@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     )
     model_input = family.render_chat(build_prompt(family, spec), checkpoint)
     print(model_input)
-    if args.ids:
+    if checkpoint is not None and args.ids:  # --ids without --model was refused above
         print(json.dumps(checkpoint.encode(model_input)))
     return 0
 

@@ -6,33 +6,47 @@
 
 A TEXT argument that names an existing file is read (UTF-8) and translated as a document
 with a progress bar on stderr; its format comes from the suffix (.md, .srt, .html, else
-text) unless --format says otherwise.
+text) unless --format says otherwise. An argument that looks like a path (a path separator
+and no spaces, or a document suffix) but names no file is an error, not text to translate.
+Quality-guard issues left on the translation are listed on stderr.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import logging
+import os
+import shlex
 import sys
 from pathlib import Path
 
+from hymt.cli.help_format import DefaultsHelpFormatter
+from hymt.cli.verbosity import log_level
 from hymt.engine.config import QUANTIZATION_CHOICES
+from hymt.errors import InvalidInputError
 
 DEFAULT_MODEL = "tencent/HY-MT1.5-1.8B"
+#: Suffixes of the documents `translate` reads (hymt.translate.guess_format's, and plain text).
+DOCUMENT_SUFFIXES = (".txt", ".text", ".md", ".markdown", ".mdx", ".srt", ".html", ".htm", ".xhtml")
+#: Longest argument still taken for a possible file name.
+_MAX_PATH_CHARS = 4096
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "translate",
         help="translate text, a file or stdin",
-        description="Translate TEXT, the contents of FILE, or stdin (-).",
+        description=__doc__,
+        formatter_class=DefaultsHelpFormatter,
     )
     parser.add_argument("input", metavar="TEXT|FILE|-", help="text to translate, a file path, or - for stdin")
     parser.add_argument("--to", dest="target", required=True, help="target language (code or name)")
     parser.add_argument("--from", dest="source", default="auto", help="source language (default: detect)")
-    parser.add_argument("--model", default=DEFAULT_MODEL, help=f"hub id or local checkpoint dir (default {DEFAULT_MODEL})")
+    parser.add_argument("--model", default=DEFAULT_MODEL, help="hub id or local checkpoint directory")
     parser.add_argument("--family", help="model family name (default: detected from the checkpoint)")
     parser.add_argument("--engine", default="native", choices=("native", "transformers", "openai"),
-                        help="token engine backend (default native)")
+                        help="token engine: native (hymt's own), transformers (Hugging Face generate) or "
+                             "openai (a remote OpenAI-compatible server, --base-url)")
     parser.add_argument("--base-url", help="server root for --engine openai (e.g. http://127.0.0.1:8001)")
     parser.add_argument("--device", help="torch device (default: CUDA if available, else CPU)")
     parser.add_argument("--dtype", help="weight dtype (default: bfloat16 on CUDA, float32 on CPU)")
@@ -46,19 +60,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--format", choices=("text", "markdown", "html", "srt"),
                         help="input format (default: from the file suffix, else text)")
     parser.add_argument("--sampling", choices=("greedy", "official"), default="greedy",
-                        help="greedy (default, cached) or the family's official sampling")
+                        help="greedy (deterministic, cached) or the family's official sampling")
     parser.add_argument("-o", "--output", help="write the translation to this file instead of stdout")
     parser.add_argument("--json", action="store_true", help="print the whole result (segments included) as JSON")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the translation cache")
     parser.add_argument("--no-retry", action="store_true",
                         help="report quality-guard issues without sending a flagged segment again")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar for files")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar for files (-q: none either)")
     parser.set_defaults(func=run)
 
 
 def parse_glossary(entries: list[str]) -> list[tuple[str, str]]:
-    from hymt.errors import InvalidInputError
-
     pairs = []
     for entry in entries:
         source, sep, target = entry.partition("=")
@@ -68,30 +80,63 @@ def parse_glossary(entries: list[str]) -> list[tuple[str, str]]:
     return pairs
 
 
-def _read_input(arg: str) -> tuple[str, str | None]:
-    """(text, file name or None). `-` reads stdin; an existing path reads the file."""
-    from hymt.errors import InvalidInputError
+def looks_like_path(arg: str) -> bool:
+    """True for an argument meant as a file name: one line ending in a document suffix, or
+    a single word with a path separator that is not a URL ("notes/ch1", "./draft")."""
+    if "\n" in arg or len(arg) > _MAX_PATH_CHARS:
+        return False
+    if arg.lower().endswith(DOCUMENT_SUFFIXES):
+        return True
+    has_separator = any(sep in arg for sep in {"/", os.sep})
+    return has_separator and not any(ch.isspace() for ch in arg) and "://" not in arg
 
+
+def read_input(arg: str) -> tuple[str, str | None]:
+    """(text, file name or None). `-` reads stdin; an existing file is read; a path-like
+    argument that names no file, and empty text, are errors (before any model loads)."""
     if arg == "-":
-        return sys.stdin.read(), None
-    path = Path(arg)
-    if len(arg) < 4096 and "\n" not in arg and path.is_file():
+        text, what, filename = sys.stdin.read(), "stdin", None
+    elif looks_like_path(arg) or (len(arg) < _MAX_PATH_CHARS and "\n" not in arg and Path(arg).is_file()):
+        path = Path(arg).expanduser()
+        if path.is_dir():
+            raise InvalidInputError(f"{arg} is a directory; pass a text, markdown, HTML or SRT file", field="input")
+        if not path.is_file():
+            raise InvalidInputError(
+                f"no such file: {arg} (to translate these words as text, pipe them in: "
+                f"echo {shlex.quote(arg)} | hymt translate - --to LANG)", field="input")
         try:
-            return path.read_text(encoding="utf-8"), path.name
+            text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError as exc:
             raise InvalidInputError(f"{arg} is not UTF-8 text: {exc}", field="input") from exc
-    return arg, None
+        what, filename = arg, path.name
+    else:
+        text, what, filename = arg, "the text", None
+    if not text.strip():
+        raise InvalidInputError(f"nothing to translate: {what} is empty", field="input")
+    return text, filename
+
+
+def _check_output(output: str | None) -> None:
+    if output is None:
+        return
+    parent = Path(output).expanduser().parent
+    if not parent.is_dir():
+        raise InvalidInputError(f"cannot write {output}: the directory {parent} does not exist", field="output")
 
 
 def run(args: argparse.Namespace) -> int:
     from hymt.languages import get_language
-    from hymt.translate import Translator, guess_format
 
-    get_language(args.target, field="to")  # fail before loading a model
+    # Every argument is checked before the model loads (seconds to minutes).
+    get_language(args.target, field="to")
     if args.source != "auto":
         get_language(args.source, field="source")
     glossary = parse_glossary(args.glossary)
-    text, filename = _read_input(args.input)
+    _check_output(args.output)
+    text, filename = read_input(args.input)
+
+    from hymt.translate import Translator, guess_format
+
     fmt = args.format or (guess_format(filename) if filename else "text")
     options = dict(
         glossary=glossary or None,
@@ -109,14 +154,21 @@ def run(args: argparse.Namespace) -> int:
         family=args.family,
         cache=not args.no_cache, engine_options=engine_options,
     ) as translator:
-        if filename is not None and not args.no_progress:
+        if filename is not None and not args.no_progress and log_level(args) <= logging.WARNING:
             from tqdm import tqdm
 
-            with tqdm(total=0, unit="seg", desc=filename, file=sys.stderr, leave=False) as bar:
+            # leave=True: the final count and rate stay on screen once the file is done.
+            with tqdm(total=0, unit="seg", desc=filename, file=sys.stderr, leave=True) as bar:
                 result = translator.translate_document(text, args.target, args.source, progress=bar, **options)
         else:
             result = translator.translate(text, args.target, args.source, **options)
     out = json.dumps(result.to_dict(), ensure_ascii=False, indent=2) + "\n" if args.json else result.text
+    if not args.json and log_level(args) <= logging.WARNING:
+        from hymt.cli.issue_report import issue_report
+
+        report = issue_report(result)
+        if report:
+            print(report, file=sys.stderr)
     if args.output:
         Path(args.output).write_text(out, encoding="utf-8")
     else:

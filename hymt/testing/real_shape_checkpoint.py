@@ -22,7 +22,7 @@ from pathlib import Path
 
 from hymt.errors import InvalidInputError
 from hymt.testing.real_shapes import real_shape_config
-from hymt.testing.tiny_checkpoint import tiny_family, write_tiny_metadata
+from hymt.testing.tiny_checkpoint import save_weights_file, tiny_family, write_tiny_metadata
 from hymt.testing.tokenizer_builder import padded_tokenizer_json
 
 #: Special-token ids of the real tokenizers (docs/reference/models.md §2.1, §4). Inferred, not yet read from
@@ -165,7 +165,6 @@ def _shard_tensors(shard: list[TensorSpec], gen) -> Iterator[tuple[str, object]]
 
 def _write_weights(directory: Path, config: dict, seed: int, max_shard_bytes: int, progress: bool) -> None:
     import torch
-    from safetensors.torch import save_file
     from tqdm import tqdm
 
     shards = plan_shards(tensor_specs(config), max_shard_bytes)
@@ -183,7 +182,7 @@ def _write_weights(directory: Path, config: dict, seed: int, max_shard_bytes: in
                 step = tensor.numel() * _BF16_BYTES // 2  # drawing takes about half the time, saving the rest
                 bar.update(step)
                 drawn += step
-            save_file(tensors, str(directory / file), metadata={"format": "pt"})
+            save_weights_file(tensors, directory / file)
             bar.update(sum(s.nbytes for s in shard) - drawn)
             weight_map |= {name: file for name in tensors}
             del tensors  # one shard in host memory at a time

@@ -7,6 +7,7 @@ special-token strings; the chat template emulates the official one (docs/referen
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -176,19 +177,28 @@ def _tokenizer_config(fam: TinyFamily, model_max_length: int) -> dict:
     }
 
 
-def _save_weights(directory: Path, state: dict, num_shards: int) -> None:
+def save_weights_file(tensors: dict, path: Path) -> None:
+    """One safetensors file, readable like the checkpoint's other files: safetensors creates
+    it 0600, the JSON files get 0666 less the umask (0644 under the usual 022)."""
     from safetensors.torch import save_file
 
+    save_file(tensors, str(path), metadata={"format": "pt"})
+    umask = os.umask(0)
+    os.umask(umask)
+    path.chmod(0o666 & ~umask)
+
+
+def _save_weights(directory: Path, state: dict, num_shards: int) -> None:
     names = list(state)
     if num_shards <= 1:
-        save_file(state, str(directory / "model.safetensors"), metadata={"format": "pt"})
+        save_weights_file(state, directory / "model.safetensors")
         return
     per = -(-len(names) // num_shards)
     weight_map, total = {}, 0
     for shard in range(num_shards):
         chunk = names[shard * per:(shard + 1) * per]
         file = f"model-{shard + 1:05d}-of-{num_shards:05d}.safetensors"
-        save_file({n: state[n] for n in chunk}, str(directory / file), metadata={"format": "pt"})
+        save_weights_file({n: state[n] for n in chunk}, directory / file)
         weight_map |= {n: file for n in chunk}
         total += sum(state[n].numel() * state[n].element_size() for n in chunk)
     index = {"metadata": {"total_size": total}, "weight_map": weight_map}

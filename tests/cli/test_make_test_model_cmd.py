@@ -1,16 +1,39 @@
 """`hymt make-test-model`."""
 from __future__ import annotations
 
+import os
+import stat
+
+import pytest
+
 from hymt.checkpoint import load_checkpoint
 from hymt.cli import main
 
 
 def test_writes_a_loadable_checkpoint(tmp_path, capsys):
     target = tmp_path / "m"
-    assert main(["make-test-model", str(target), "--family", "hunyuan-mt-chimera-7b", "--shards", "2", "--seed", "4"]) == 0
+    argv = ["make-test-model", str(target), "--family", "hunyuan-mt-chimera-7b", "--shards", "2", "--seed", "4"]
+    assert main(argv) == 0
     assert capsys.readouterr().out.strip() == str(target)
     assert (target / "model.safetensors.index.json").is_file()
     assert load_checkpoint(target).special_tokens["<|extra_0|>"] >= 0
+
+
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o027, 0o640)])
+def test_files_get_the_same_mode_and_the_next_step_is_printed(hymt_cli, tmp_path, umask, mode):
+    target = tmp_path / "tiny"
+    result = hymt_cli.run("make-test-model", str(target), "--shards", "2", preexec_fn=lambda: os.umask(umask))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"{target}\n", "stdout: the directory alone, for scripts"
+    assert f"hymt serve --model {target}" in result.stderr and f"--to de --model {target}" in result.stderr
+    modes = {path.name: stat.S_IMODE(path.stat().st_mode) for path in target.iterdir()}
+    assert "model-00001-of-00002.safetensors" in modes and "config.json" in modes
+    assert set(modes.values()) == {mode}, modes
+
+
+def test_quiet_prints_the_directory_only(hymt_cli, tmp_path):
+    quiet = hymt_cli.run("make-test-model", str(tmp_path / "quiet"), "-q")
+    assert quiet.returncode == 0 and quiet.stdout == f"{tmp_path / 'quiet'}\n" and quiet.stderr == ""
 
 
 def test_unknown_family_is_an_error(tmp_path, capsys):

@@ -59,14 +59,14 @@ def long_answer_server(tiny_model_dir, server_starter, tmp_path_factory):
 
 
 @contextlib.contextmanager
-def _open_page(browser, url: str):
-    """A fresh browser context on `url`, once the page reports the model ready."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+def _open_page(browser, url: str, path: str = "/", width: int = 1280, state: str = "ready"):
+    """A fresh browser context on `url + path`, once the page reports the model `state`."""
+    context = browser.new_context(viewport={"width": width, "height": 900}, accept_downloads=True)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(url + "/")
-    page.wait_for_selector('#status[data-state="ready"]', timeout=30_000)
+    page.goto(url + path)
+    page.wait_for_selector(f'#status[data-state="{state}"]', timeout=30_000)
     yield page
     context.close()
     assert errors == [], f"JavaScript errors on the page: {errors}"
@@ -95,8 +95,8 @@ def _sse_events(body: str) -> list[tuple[str, dict]]:
     events = []
     for block in body.replace("\r\n", "\n").strip().split("\n\n"):
         lines = block.split("\n")
-        name = next((l[6:].strip() for l in lines if l.startswith("event:")), "message")
-        data = "\n".join(l[5:].lstrip() for l in lines if l.startswith("data:"))
+        name = next((line[6:].strip() for line in lines if line.startswith("event:")), "message")
+        data = "\n".join(line[5:].lstrip() for line in lines if line.startswith("data:"))
         if data:
             events.append((name, json.loads(data)))
     return events
@@ -116,6 +116,8 @@ def test_page_lists_languages_and_shows_status(page, server):
     assert status["engine"] in shown and status["model"] in shown
     assert page.is_enabled("#translate")
     assert page.is_disabled("#swap"), "swap needs a concrete source language"
+    assert page.is_hidden("#key-toggle") and page.is_hidden("#key-form"), "no key asked of an open server"
+    assert page.is_hidden("#load-error")
 
 
 def test_loading_state_until_the_model_is_ready(browser, server):
@@ -133,6 +135,71 @@ def test_loading_state_until_the_model_is_ready(browser, server):
     page.wait_for_selector('#status[data-state="ready"]', timeout=10_000)
     assert page.is_enabled("#translate")
     context.close()
+
+
+def test_load_error_is_shown_whole_and_folds(browser, server):
+    """A failed load's reason is long and ends with what to do: shown whole, in a fold."""
+    reason = ("ModelLoadError: could not fetch 'tencent/HY-MT1.5-1.8B' from the Hugging Face hub (ConnectError: "
+              "[Errno -3] Temporary failure in name resolution). Download the checkpoint elsewhere and pass its "
+              "local directory instead, e.g. --model /path/to/HY-MT1.5-1.8B")
+    failed = json.dumps({"ready": False, "error": reason, "model": "tencent/HY-MT1.5-1.8B", "engine": "native"})
+    context = browser.new_context(viewport={"width": 375, "height": 800})
+    page = context.new_page()
+    page.route("**/api/status", lambda route: route.fulfill(status=200, body=failed, content_type="application/json"))
+    page.goto(server.url + "/")
+    page.wait_for_selector('#status[data-state="down"]')
+    assert page.inner_text("#status-text") == "Model failed to load"
+    assert page.is_visible("#load-error-text") and page.inner_text("#load-error-text") == reason
+    fits = page.eval_on_selector("#load-error-text", "e => e.scrollWidth <= e.clientWidth")
+    assert fits, "the reason wraps instead of running off the screen"
+    assert page.is_disabled("#translate")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "web-ui-load-error.png"), full_page=True)
+
+    page.click("#load-error summary")
+    assert page.is_hidden("#load-error-text")
+    page.wait_for_timeout(1500)  # a status poll or two later, the reader's choice stands
+    assert page.is_hidden("#load-error-text") and page.is_visible("#load-error")
+    page.unroute("**/api/status")
+    page.wait_for_selector('#status[data-state="ready"]', timeout=10_000)
+    assert page.is_hidden("#load-error")
+    context.close()
+
+
+def test_api_key_field_and_token_link(browser, limits_server):
+    """A server with --api-key: the page asks for the key, keeps it, and sends it with every call."""
+    key_one = limits_server.headers["Authorization"].split()[1]
+    key_two = "key-two"  # tests/server/conftest.py LIMIT_KEYS
+    with _open_page(browser, limits_server.url) as page:
+        page.wait_for_selector("#key-form:not([hidden])")
+        assert "needs an API key" in page.inner_text("#key-status")
+        page.fill("#api-key", "wrong-key")
+        page.click("#key-form button[type=submit]")
+        page.wait_for_function("document.getElementById('key-status').textContent.includes('rejected')")
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "web-ui-api-key.png"))
+        page.fill("#api-key", key_one)
+        page.click("#key-form button[type=submit]")
+        page.wait_for_selector("#key-form", state="hidden")
+        assert page.inner_text("#key-toggle") == "API key ✓"
+        page.select_option("#src-lang", "en")
+        page.fill("#source-text", "Good night.")
+        response = _translate(page)
+        assert response.status == 200 and page.inner_text("#output").strip()
+        assert response.request.all_headers()["authorization"] == f"Bearer {key_one}"
+        assert page.evaluate("localStorage.getItem('hymt.apiKey')") == key_one
+
+    with _open_page(browser, limits_server.url, path=f"/?token={key_two}#top") as page:
+        assert "token" not in page.url and key_two not in page.url and page.url.endswith("/#top")
+        assert page.evaluate("localStorage.getItem('hymt.apiKey')") == key_two
+        page.fill("#source-text", "Good night.")
+        response = _translate(page)
+        assert response.status == 200
+        assert response.request.all_headers()["authorization"] == f"Bearer {key_two}"
+        assert page.is_hidden("#key-form")
+        page.click("#key-toggle")
+        page.click("#key-forget")
+        assert page.evaluate("localStorage.getItem('hymt.apiKey')") is None
 
 
 def test_translation_streams_into_the_output(page, server):
@@ -196,21 +263,31 @@ def test_swap_moves_the_translation_into_the_source(page):
     assert page.is_disabled("#swap"), "auto with nothing detected has no language to swap to"
 
 
-def test_srt_upload_keeps_timings_and_downloads(page, tmp_path):
+def test_srt_upload_waits_for_translate_keeps_timings_and_downloads(page, tmp_path):
     srt = tmp_path / "clip.srt"
     srt.write_text(SRT, encoding="utf-8")
-    page.select_option("#tgt-lang", "ja")
-    with page.expect_response(lambda r: r.url.endswith("/api/translate/stream")) as info:
-        page.set_input_files("#file-input", str(srt))
-    request = info.value.request.post_data_json
-    assert request["format"] == "srt" and request["text"] == SRT and request["tgt"] == "ja"
-    page.wait_for_function("document.getElementById('output').getAttribute('aria-busy') === 'false'")
-    assert page.input_value("#format") == "srt"
-    assert page.inner_text("#file-name") == "clip.srt"
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url) if "/api/translate" in r.url else None)
+    page.select_option("#tgt-lang", "de")
+    page.set_input_files("#file-input", str(srt))
+    page.wait_for_function("document.getElementById('source-text').value.length > 0")
+    # Loaded, not translated: the reader checks the languages first.
+    assert page.input_value("#source-text") == SRT
+    assert page.input_value("#format") == "srt" and page.inner_text("#file-name") == "clip.srt"
+    assert "clip.srt loaded" in page.inner_text("#stats")
+    page.wait_for_timeout(300)
+    assert requests == [], "uploading must not start a translation"
 
+    page.select_option("#tgt-lang", "ja")
+    response = _translate(page)
+    request = response.request.post_data_json
+    assert request["format"] == "srt" and request["text"] == SRT and request["tgt"] == "ja"
     output = page.inner_text("#output")
     for timing in TIMINGS:
         assert timing in output, f"cue timing {timing!r} lost in {output!r}"
+
+    # The download is named after the language the output is in, not the picker's new value.
+    page.select_option("#tgt-lang", "de")
     with page.expect_download() as download_info:
         page.click("#download")
     download = download_info.value
@@ -218,6 +295,45 @@ def test_srt_upload_keeps_timings_and_downloads(page, tmp_path):
     saved = tmp_path / download.suggested_filename
     download.save_as(saved)
     assert saved.read_text(encoding="utf-8") == output
+
+
+def test_typed_text_downloads_under_the_translated_language(page):
+    page.select_option("#src-lang", "en")
+    page.select_option("#tgt-lang", "fr")
+    page.fill("#source-text", "Good evening.")
+    _translate(page)
+    page.select_option("#tgt-lang", "zh")
+    with page.expect_download() as download_info:
+        page.click("#download")
+    assert download_info.value.suggested_filename == "translation.fr.txt"
+
+
+def _natural_width_js() -> str:
+    """JS (select => [needed, actual]): the width the select needs to show its chosen option
+    whole (a copy sized to its content: text, padding and arrow) and the width it has."""
+    return """sel => {
+        const copy = sel.cloneNode(false);
+        copy.removeAttribute('id');
+        copy.style.cssText = 'position:absolute; visibility:hidden; width:auto; min-width:0; max-width:none';
+        copy.append(new Option(sel.options[sel.selectedIndex].text));
+        sel.parentElement.append(copy);
+        const needed = copy.getBoundingClientRect().width;
+        copy.remove();
+        return [needed, sel.getBoundingClientRect().width];
+    }"""
+
+
+def test_phone_width_shows_the_language_pickers_whole(browser, server):
+    with _open_page(browser, server.url, width=375) as page:
+        longest = max(page.eval_on_selector_all("#tgt-lang option", "os => os.map(o => o.text)"), key=len)
+        page.select_option("#tgt-lang", label=longest)
+        for selector in ("#src-lang", "#tgt-lang"):
+            needed, actual = page.eval_on_selector(selector, _natural_width_js())
+            text = page.eval_on_selector(selector, "s => s.options[s.selectedIndex].text")
+            assert needed <= actual + 0.5, f"{selector} shows {text!r} in {actual:.0f} px; it needs {needed:.0f} px"
+        assert page.evaluate("document.documentElement.scrollWidth") <= 375, "the page scrolls sideways"
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "web-ui-phone.png"), full_page=True)
 
 
 def test_oversize_text_shows_the_server_error(page, server):

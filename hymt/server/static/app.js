@@ -1,81 +1,30 @@
-// hymt web UI: plain JavaScript over the native API (/api/*). No framework, no build step.
-"use strict";
+// hymt web UI: plain JavaScript over the native API (/api/*). No framework, no build step:
+// ES modules (api.js requests and the key, errors.js the error box, key_form.js the key form).
 
-const $ = (id) => document.getElementById(id);
+import { apiError, apiFetch, errorFromBody, postJson, readEvents, readJson, takeTokenFromUrl } from "./api.js";
+import { $, setText } from "./dom.js";
+import { clearError, showError } from "./errors.js";
+import { checkKey, forgetKey, saveKey, toggleKeyForm, updateKeyToggle } from "./key_form.js";
+
 const FORMAT_BY_EXT = { txt: "text", md: "markdown", markdown: "markdown", srt: "srt" };
 const EXT_BY_FORMAT = { text: "txt", markdown: "md", srt: "srt", html: "html" };
-const ERROR_TITLES = { 400: "Invalid request", 401: "API key required", 403: "API key rejected",
-  413: "Text too long", 422: "Invalid request", 429: "Server busy", 503: "Not ready" };
-// Error `field` -> the element to mark invalid.
-const FIELD_ELEMENTS = { text: "source-text", src: "src-lang", tgt: "tgt-lang", context: "context",
-  format: "format", glossary: "glossary" };
 
 const state = {
   languages: [],     // [{code, name, chinese_name, aliases}] from /api/languages
   ready: false,      // the model is loaded (from /api/status)
+  loadFailed: false, // the model failed to load (from /api/status)
   maxChars: null,    // the server's --max-chars, when /api/status reports it
   detected: null,    // language code detected for the current source text
   file: null,        // {base, ext} of the uploaded file, for the download's name
+  shown: null,       // {tgt, format, file} of the translation in the output, for the download's name
   controller: null,  // AbortController of the translation in flight
   detectTimer: null,
 };
 
-// ---------- API helpers ----------
-
-function postJson(url, body, signal) {
-  return fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body), signal });
-}
-
-async function readJson(response) {
-  const body = await response.json().catch(() => null);
-  if (!response.ok) throw apiError(response, body);
-  return body;
-}
-
-function apiError(response, body) {
-  return errorFromBody(body, response.status, response.headers.get("Retry-After"));
-}
-
-// The server's error body: {"error": {"message", "type", "field", "valid"}}.
-function errorFromBody(body, status = 0, retryAfter = null) {
-  const err = (body && body.error) || {};
-  const message = (typeof err === "string" ? err : err.message) || `Request failed (HTTP ${status})`;
-  return Object.assign(new Error(message), { status, field: err.field || null, valid: err.valid || null, retryAfter });
-}
-
-function setText(id, text) {
-  $(id).textContent = text;
-}
-
-// ---------- errors ----------
-
-function showError(error) {
-  const details = [];
-  if (error.field) details.push(`Field: ${error.field}`);
-  if (Array.isArray(error.valid) && error.valid.length) {
-    details.push(`Valid: ${error.valid.slice(0, 12).join(", ")}${error.valid.length > 12 ? ", …" : ""}`);
-  }
-  if (error.retryAfter) details.push(`Retry after ${error.retryAfter} s`);
-  setText("error-title", ERROR_TITLES[error.status] || (error.status >= 500 ? "Server error" : "Error"));
-  setText("error-message", error.message);
-  setText("error-detail", details.join(" · "));
-  $("error").hidden = false;
-  markInvalid(error.field);
-}
-
-function clearError() {
-  $("error").hidden = true;
-  markInvalid(null);
-}
-
-function markInvalid(field) {
-  for (const [name, id] of Object.entries(FIELD_ELEMENTS)) $(id).toggleAttribute("aria-invalid", name === field);
-}
-
 // ---------- languages ----------
 
 async function loadLanguages() {
-  state.languages = await readJson(await fetch("/api/languages"));
+  state.languages = await readJson(await apiFetch("/api/languages"));
   const sorted = [...state.languages].sort((a, b) => a.name.localeCompare(b.name));
   for (const select of [$("src-lang"), $("tgt-lang")]) {
     for (const lang of sorted) select.add(new Option(lang.name, lang.code));
@@ -102,7 +51,7 @@ function defaultTarget() {
 async function pollStatus() {
   let status = null;
   try {
-    status = await readJson(await fetch("/api/status", { cache: "no-store" }));
+    status = await readJson(await apiFetch("/api/status", { cache: "no-store" }));
   } catch {
     // Unreachable: shown as such, and polled again.
   }
@@ -112,12 +61,13 @@ async function pollStatus() {
 
 function renderStatus(status) {
   state.ready = Boolean(status && status.ready);
+  state.loadFailed = Boolean(status && status.error);
   const box = $("status");
   box.dataset.state = !status || status.error ? "down" : status.ready ? "ready" : "loading";
   if (!status) {
     setText("status-text", "Server unreachable");
   } else if (status.error) {
-    setText("status-text", `Model failed to load: ${status.error}`);
+    setText("status-text", "Model failed to load");
   } else if (!status.ready) {
     setText("status-text", `Loading model… ${status.model || ""}`.trim());
   } else {
@@ -125,9 +75,20 @@ function renderStatus(status) {
     setText("status-text", [status.model, status.engine, status.device].filter(Boolean).join(" · ") + load);
   }
   box.title = status ? `Family: ${status.family || "?"} · queue depth: ${status.queue_depth ?? 0}` : "";
+  renderLoadError(status && status.error);
   if (status && Number.isInteger(status.max_chars)) state.maxChars = status.max_chars;
   updateCount();
   updateButtons();
+}
+
+// The whole reason, however long: the useful part of a load error (what to do) is often last.
+function renderLoadError(message) {
+  const details = $("load-error");
+  details.hidden = !message;
+  if (message && $("load-error-text").textContent !== message) {
+    setText("load-error-text", message);
+    details.open = true;  // a new reason is shown open; the reader may fold it away
+  }
 }
 
 // ---------- source text, character count, detection ----------
@@ -173,9 +134,11 @@ function updateButtons() {
   button.disabled = !busy && !state.ready;
   button.textContent = busy ? "Stop" : "Translate";
   button.classList.toggle("busy", busy);
-  button.title = state.ready || busy ? "" : "Waiting for the model to load";
+  const waiting = state.loadFailed ? "The model failed to load" : "Waiting for the model to load";
+  button.title = state.ready || busy ? "" : waiting;
   const hasOutput = $("output").textContent.length > 0;
-  $("copy").disabled = $("download").disabled = !hasOutput || busy;
+  $("copy").disabled = !hasOutput || busy;
+  $("download").disabled = !hasOutput || busy || !state.shown;
   // Swapping needs a concrete source language: the chosen one, or the detected one under "auto".
   $("swap").disabled = busy || ($("src-lang").value === "auto" && !state.detected);
 }
@@ -187,7 +150,7 @@ function swapLanguages() {
   $("tgt-lang").value = src;
   if (translation) {
     $("source-text").value = translation;
-    setOutput("");
+    showOutput("", null);
     setText("stats", "");
   }
   onSourceInput();
@@ -234,6 +197,12 @@ function setOutput(text) {
   updateButtons();
 }
 
+// Replaces the output; `shown` says what it is a translation into (null: nothing shown).
+function showOutput(text, shown) {
+  state.shown = shown;
+  setOutput(text);
+}
+
 // The Translate button doubles as Stop: aborting the fetch disconnects, which cancels on the server.
 function onTranslateClick() {
   if (state.controller) stopTranslation();
@@ -255,7 +224,7 @@ async function translate() {
   clearError();
   const body = requestBody();  // empty or oversize text is the server's to refuse, with its message
   const controller = (state.controller = new AbortController());
-  setOutput("");
+  showOutput("", { tgt: body.tgt, format: body.format, file: state.file });
   startProgress();
   try {
     const response = await postJson("/api/translate/stream", body, controller.signal);
@@ -300,33 +269,6 @@ function finishTranslation(result, body) {
   $("issues").title = issues.join("\n");
 }
 
-// Server-Sent Events over a fetch body: blocks end with a blank line; "event:" and "data:" lines.
-async function readEvents(stream, onEvent) {
-  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += value.replace(/\r\n?/g, "\n");
-    let end;
-    while ((end = buffer.indexOf("\n\n")) >= 0) {
-      parseEvent(buffer.slice(0, end), onEvent);
-      buffer = buffer.slice(end + 2);
-    }
-  }
-  if (buffer.trim()) parseEvent(buffer, onEvent);
-}
-
-function parseEvent(block, onEvent) {
-  let event = "message";
-  const data = [];
-  for (const line of block.split("\n")) {
-    if (line.startsWith("event:")) event = line.slice(6).trim();
-    else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
-  }
-  if (data.length) onEvent(event, JSON.parse(data.join("\n")));
-}
-
 // ---------- progress: lines out against lines in (every format keeps its line structure) ----------
 
 function startProgress() {
@@ -358,19 +300,25 @@ async function loadFile(file) {
   if (!FORMAT_BY_EXT[ext]) {
     return showError(Object.assign(new Error(`Cannot translate “${file.name}”: choose a .txt, .md or .srt file.`), { field: "file" }));
   }
+  if (state.controller) stopTranslation();  // its text is being replaced
   state.file = { base: file.name.slice(0, dot), ext };
   $("source-text").value = await file.text();
   $("format").value = FORMAT_BY_EXT[ext];
   setText("file-name", file.name);
   $("file-name").hidden = false;
+  showOutput("", null);
+  $("issues").hidden = true;
   onSourceInput();
-  await translate();
+  // Not translated yet: the reader checks the languages first.
+  setText("stats", `${file.name} loaded: check the languages, then Translate.`);
+  $("translate").focus();
 }
 
+// Named after what the output holds (its target language), not the pickers' current values.
 function downloadName() {
-  const tgt = $("tgt-lang").value;
-  if (state.file) return `${state.file.base}.${tgt}.${state.file.ext}`;
-  return `translation.${tgt}.${EXT_BY_FORMAT[$("format").value]}`;
+  const { tgt, format, file } = state.shown;
+  if (file) return `${file.base}.${tgt}.${file.ext}`;
+  return `translation.${tgt}.${EXT_BY_FORMAT[format]}`;
 }
 
 function download() {
@@ -389,7 +337,7 @@ function clearSource() {
   $("format").value = "text";
   $("issues").hidden = true;
   setText("stats", "");
-  setOutput("");
+  showOutput("", null);
   clearError();
   onSourceInput();
 }
@@ -424,6 +372,9 @@ function bindEvents() {
   $("clear").addEventListener("click", clearSource);
   $("error-close").addEventListener("click", clearError);
   $("glossary-add").addEventListener("click", addGlossaryRow);
+  $("key-toggle").addEventListener("click", () => toggleKeyForm());
+  $("key-form").addEventListener("submit", (event) => { clearError(); saveKey(event); });
+  $("key-forget").addEventListener("click", forgetKey);
   $("file-input").addEventListener("change", (e) => { loadFile(e.target.files[0]); e.target.value = ""; });
   const box = $("source-text");
   box.addEventListener("dragover", (e) => { e.preventDefault(); box.classList.add("drop"); });
@@ -439,7 +390,14 @@ function bindEvents() {
 async function main() {
   if (/Mac|iPhone|iPad/.test(navigator.platform)) document.querySelector(".hint kbd").textContent = "⌘";
   bindEvents();
+  try {
+    takeTokenFromUrl();
+  } catch (error) {
+    showError(error);
+  }
+  updateKeyToggle();
   pollStatus();
+  checkKey();
   try {
     await loadLanguages();
   } catch (error) {

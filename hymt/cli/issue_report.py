@@ -1,0 +1,48 @@
+"""What `hymt translate` says on stderr about the quality guard's findings.
+
+The guard (hymt/translate/quality.py) leaves issue codes on each segment it doubts; with
+--json they are in the output, in text mode this report names the segments and explains
+the codes.
+"""
+from __future__ import annotations
+
+from hymt.translate.quality import ECHO, EMPTY, LENGTH, REPETITION, WRONG_SCRIPT
+from hymt.translate.result import TranslationResult
+
+#: Plain words for the guard's issue codes.
+ISSUE_MEANINGS = {
+    EMPTY: "the answer is empty",
+    ECHO: "the answer repeats the source",
+    WRONG_SCRIPT: "the answer is not written in the target language's script",
+    REPETITION: "the answer loops",
+    LENGTH: "the answer was cut at the token limit",
+}
+#: Segments listed one by one; the rest are counted.
+MAX_LISTED = 10
+_EXCERPT_CHARS = 40
+
+
+def issue_report(result: TranslationResult) -> str:
+    """Lines for stderr naming every segment left with issues; "" when there are none."""
+    translatable = [s for s in result.segments if s.translatable]
+    flagged = [(n, s) for n, s in enumerate(translatable, 1) if s.issues]
+    if not flagged and not result.issues:
+        return ""
+    if not flagged:  # issues on the result without segments (a backend that reports no segments)
+        return f"hymt: warning: the translation may be wrong: {_codes(result.issues)}"
+    retried = " (after one retry)" if any(s.retried for _, s in flagged) else ""
+    lines = [f"hymt: warning: {len(flagged)} of {len(translatable)} segments may be badly translated{retried}:"]
+    for number, segment in flagged[:MAX_LISTED]:
+        lines.append(f"  segment {number} {_excerpt(segment.source)}: {_codes(segment.issues)}")
+    if len(flagged) > MAX_LISTED:
+        lines.append(f"  ... and {len(flagged) - MAX_LISTED} more (--json lists every segment)")
+    return "\n".join(lines)
+
+
+def _codes(codes: tuple[str, ...]) -> str:
+    return "; ".join(f"{code} ({ISSUE_MEANINGS[code]})" if code in ISSUE_MEANINGS else code for code in codes)
+
+
+def _excerpt(text: str) -> str:
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= _EXCERPT_CHARS else flat[: _EXCERPT_CHARS - 1] + "…")

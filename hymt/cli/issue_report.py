@@ -6,17 +6,9 @@ the codes.
 """
 from __future__ import annotations
 
-from hymt.translate.quality import ECHO, EMPTY, LENGTH, REPETITION, WRONG_SCRIPT
+from hymt.translate.quality import DESCRIPTIONS, QualityIssue
 from hymt.translate.result import TranslationResult
 
-#: Plain words for the guard's issue codes.
-ISSUE_MEANINGS = {
-    EMPTY: "the answer is empty",
-    ECHO: "the answer repeats the source",
-    WRONG_SCRIPT: "the answer is not written in the target language's script",
-    REPETITION: "the answer loops",
-    LENGTH: "the answer was cut at the token limit",
-}
 #: Segments listed one by one; the rest are counted.
 MAX_LISTED = 10
 _EXCERPT_CHARS = 40
@@ -40,7 +32,8 @@ def issue_report(result: TranslationResult) -> str:
 
 
 def _codes(codes: tuple[str, ...]) -> str:
-    return "; ".join(f"{code} ({ISSUE_MEANINGS[code]})" if code in ISSUE_MEANINGS else code for code in codes)
+    return "; ".join(f"{code} ({DESCRIPTIONS[QualityIssue(code)]})" if code in set(QualityIssue) else code
+                     for code in codes)
 
 
 def _excerpt(text: str) -> str:

@@ -22,17 +22,13 @@ from typing import TYPE_CHECKING
 from hymt.cli.help_format import DefaultsHelpFormatter
 from hymt.cli.verbosity import log_level
 from hymt.engine.config import KV_CACHE_DTYPE_CHOICES, QUANTIZATION_CHOICES
+from hymt.engine.factory import BACKENDS
+from hymt.families import DEFAULT_MODEL
+from hymt.server.settings import LOG_LEVEL_CHOICES, ServerSettings
 
 if TYPE_CHECKING:
     import uvicorn
     from fastapi import FastAPI
-
-    from hymt.server.settings import ServerSettings
-
-# hymt.server.settings owns these; importing it here would load FastAPI for every `hymt --help`.
-DEFAULT_MODEL = "tencent/HY-MT1.5-1.8B"
-ENGINE_CHOICES = ("native", "transformers", "openai")
-LOG_LEVEL_CHOICES = ("critical", "error", "warning", "info", "debug")
 
 #: Exit status when the model could not be loaded at start.
 EXIT_LOAD_FAILED = 1
@@ -45,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                               description=__doc__, formatter_class=DefaultsHelpFormatter)
     p.add_argument("--model", default=DEFAULT_MODEL, help="hub id or local checkpoint directory")
     p.add_argument("--family", default=None, help="official family name, when not detected from the checkpoint")
-    p.add_argument("--engine", default="native", choices=ENGINE_CHOICES,
+    p.add_argument("--engine", default="native", choices=BACKENDS,
                    help="token engine: native (hymt's own, paged KV cache, batching), transformers "
                         "(Hugging Face generate) or openai (a remote OpenAI-compatible server, --openai-base-url)")
     p.add_argument("--openai-base-url", default=None, metavar="URL",
@@ -90,7 +86,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def settings_from_args(args: argparse.Namespace) -> ServerSettings:
     """ServerSettings from the parsed command line (and HYMT_API_KEYS)."""
-    from hymt.server.settings import ServerSettings
 
     env_keys = [k for k in os.environ.get("HYMT_API_KEYS", "").split(",") if k.strip()]
     level = args.log_level or logging.getLevelName(log_level(args, default=logging.INFO)).lower()

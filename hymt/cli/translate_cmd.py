@@ -23,9 +23,10 @@ from pathlib import Path
 from hymt.cli.help_format import DefaultsHelpFormatter
 from hymt.cli.verbosity import log_level
 from hymt.engine.config import QUANTIZATION_CHOICES
+from hymt.engine.factory import BACKENDS
 from hymt.errors import InvalidInputError
+from hymt.families import DEFAULT_MODEL
 
-DEFAULT_MODEL = "tencent/HY-MT1.5-1.8B"
 #: Suffixes of the documents `translate` reads (hymt.translate.guess_format's, and plain text).
 DOCUMENT_SUFFIXES = (".txt", ".text", ".md", ".markdown", ".mdx", ".srt", ".html", ".htm", ".xhtml")
 #: Longest argument still taken for a possible file name.
@@ -44,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--from", dest="source", default="auto", help="source language (default: detect)")
     parser.add_argument("--model", default=DEFAULT_MODEL, help="hub id or local checkpoint directory")
     parser.add_argument("--family", help="model family name (default: detected from the checkpoint)")
-    parser.add_argument("--engine", default="native", choices=("native", "transformers", "openai"),
+    parser.add_argument("--engine", default="native", choices=BACKENDS,
                         help="token engine: native (hymt's own), transformers (Hugging Face generate) or "
                              "openai (a remote OpenAI-compatible server, --base-url)")
     parser.add_argument("--base-url", help="server root for --engine openai (e.g. http://127.0.0.1:8001)")

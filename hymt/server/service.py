@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from hymt.engine.interface import EngineStats
 from hymt.engine.sampling import SamplingParams
+from hymt.errors import HymtError
 from hymt.gc_tuning import tune_collector, untune_collector
 from hymt.server.errors import ApiError, library_errors
 from hymt.server.settings import ServerSettings
@@ -94,6 +95,10 @@ class ModelService:
             self.translator = translator
             if self.settings.warmup:
                 self._warm_up(translator)
+        except HymtError as exc:  # a known failure: its message says it all
+            logger.error("model load failed: %s", exc)
+            self.error = str(exc)
+            return
         except Exception as exc:  # reported on /ready and to every request
             logger.exception("model load failed")
             self.error = f"{type(exc).__name__}: {exc}"

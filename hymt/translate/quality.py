@@ -76,6 +76,18 @@ SEVERITY: Mapping[QualityIssue, Severity] = MappingProxyType({
 })
 
 
+#: Each issue in plain words (what the CLI and the docs tell a user).
+DESCRIPTIONS: Mapping[QualityIssue, str] = MappingProxyType({
+    QualityIssue.EMPTY: "the answer is empty",
+    QualityIssue.ECHO: "the answer repeats the source",
+    QualityIssue.WRONG_SCRIPT: "the answer is not written in the target language's script",
+    QualityIssue.WRONG_LANGUAGE: "the answer is in another language than the target",
+    QualityIssue.REPETITION: "the answer loops",
+    QualityIssue.LENGTH: "the answer was cut at the token limit",
+    QualityIssue.MARKUP: "the answer broke the inline markup; the plain translation was kept with the markup around it",
+})
+
+
 class VerbatimReason(StrEnum):
     """Why an answer identical to its source is right."""
 

@@ -10,11 +10,13 @@ Dialogue line with fewer fields than its Format names stays as it is.
 Inline markup: override blocks `{…}` are void tags (positioning `{\\an8}`, `{\\pos(…)}`,
 colours, karaoke timing `{\\k20}`, comments), except that a block of style toggles only
 (`{\\i1}`, `{\\b1\\i1}`) and the next block turning the same toggles off (`{\\i0}`) pair around
-their words. `\\N` (line break), `\\n` (soft break) and `\\h` (hard space) are void tags. A
-drawing (`{\\p1}m 0 0 l 100 0 100 100{\\p0}`, from the block that turns drawing mode on to
-the one that turns it off, or the end of the text) is one void tag: drawing commands are not
-text. Translated text never holds a raw line break: each line break a translation has is
-written `\\N`.
+their words. `\\N` (line break), `\\n` (soft break), `\\h` (hard space) and libass's escaped
+braces `\\{` `\\}` are void tags. A drawing (`{\\p1}m 0 0 l 100 0 100 100{\\p0}`, from the
+block that turns drawing mode on to the one that turns it off) is one void tag: drawing
+commands are not text. A drawing never turned off, and an opening brace that no closing brace
+follows (libass shows it as text), run to the end of the field and stay there, outside the
+unit. Translated text never holds a raw line break (each one a translation has is written
+`\\N`) nor an opening brace (written full-width, U+FF5B, as it would open an override block).
 """
 from __future__ import annotations
 
@@ -35,7 +37,11 @@ DEFAULT_FIELDS: tuple[str, ...] = (
     "layer", "start", "end", "style", "name", "marginl", "marginr", "marginv", "effect", "text",
 )
 _SECTION = re.compile(r"\s*\[([^\]]*)\]\s*")
-_MARKUP = re.compile(r"\{[^}]*\}|\\[Nnh]")
+#: An override block, or an escape: line break, soft break, hard space, literal brace.
+_MARKUP = re.compile(r"\\[Nnh{}]|\{[^}]*\}")
+_BREAKS = ("\\N", "\\n", "\\h")
+#: The first opening brace (not an escaped one) that no closing brace follows.
+_UNCLOSED = re.compile(r"(?<!\\)\{[^}]*$")
 _DRAWING = re.compile(r"\\p([0-9]+)")
 _TOGGLES = re.compile(r"\{((?:\\[ibus][01])+)\}")
 _TOGGLE = re.compile(r"\\([ibus])([01])")
@@ -60,10 +66,16 @@ def _override(block: str) -> Mark:
     return Mark(block)
 
 
-def _tokens(text: str) -> list[Token]:
+def _read(field: str) -> tuple[list[Token], str]:
+    """The tokens of a Text field, and its tail kept outside the unit: an unclosed `{` and
+    what follows it (shown as text by libass), or a drawing never turned off. Both run to the
+    end of the field and must stay there: moved before other text or markup, the brace would
+    swallow the next override block and the drawing would draw the words after it."""
+    unclosed = _UNCLOSED.search(field)
+    head = field[: unclosed.start()] if unclosed else field
     tokens: list[Token] = []
     drawing: list[str] | None = None
-    for piece, match in split_markup(_MARKUP, text):
+    for piece, match in split_markup(_MARKUP, head):
         is_block = match is not None and piece.startswith("{")
         if drawing is not None:
             drawing.append(piece)
@@ -77,10 +89,9 @@ def _tokens(text: str) -> list[Token]:
         elif is_block:
             tokens.append(_override(piece))
         else:
-            tokens.append(Mark(piece))
-    if drawing is not None:
-        tokens.append(Mark("".join(drawing)))
-    return tokens
+            tokens.append(Mark(piece, breaks=piece in _BREAKS))
+    tail = field[len(head) :]
+    return tokens, ("".join(drawing) + tail if drawing is not None else tail)
 
 
 def _check_start(lines: list[Line]) -> None:
@@ -122,16 +133,20 @@ def _dialogues(lines: list[Line]) -> Iterator[tuple[int, Line, str, str]]:
 
 
 def _escape(text: str) -> str:
-    return replace_line_breaks(text, "\\N")
+    """Translated text for a Text field: line breaks as `\\N`; an opening brace full-width, as
+    it would start an override block (the field's own text never has one: see `_read`)."""
+    return replace_line_breaks(text, "\\N").replace("{", "\uff5b")
 
 
 def parse(data: bytes) -> CueDocument:
     text = decode(data, NAME)
     cues = []
     for number, line, field, style in _dialogues(split_lines(text)):
-        cue_text = build_cue_text(_tokens(field))
+        tokens, tail = _read(field)
+        cue_text = build_cue_text(tokens)
         if cue_text.translatable:
-            cues.append(Cue(line.end - len(field), line.end, cue_text, _escape, f"cue {number}", key=style))
+            end = line.end - len(tail)
+            cues.append(Cue(line.end - len(field), end, cue_text, _escape, f"cue {number}", key=style))
     return CueDocument(text, cues)
 
 

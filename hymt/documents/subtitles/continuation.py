@@ -7,8 +7,9 @@ that continues a sentence gets the earlier cues of that sentence as `Unit.contex
 model reads the whole sentence and translates its part to fit.
 
 A cue continues the previous cue when the previous one does not end a sentence (its last
-character, past closing quotes and brackets, is no sentence-final punctuation), or when it
-starts in lower case or with an ellipsis. "Previous" means the previous unit of the same
+character, past closing quotes and brackets, is no sentence-final punctuation, and it is not
+a caption all in brackets such as "[DOOR SLAMS]"), or when it starts in lower case or with an
+ellipsis. "Previous" means the previous unit of the same
 `key`: the same style in ASS, where dialogue, signs and songs interleave.
 """
 from __future__ import annotations
@@ -39,7 +40,11 @@ class CueLine:
 
 
 def ends_sentence(text: str) -> bool:
-    core = text.rstrip().rstrip(CLOSERS + " ")
+    """Whether `text` ends a sentence; a caption all in brackets ("[DOOR SLAMS]") ends itself."""
+    stripped = text.strip()
+    if stripped[:1] in "[(" and stripped[-1:] in "])":
+        return True
+    core = stripped.rstrip(CLOSERS + " ")
     return bool(core) and core[-1] in SENTENCE_END
 
 

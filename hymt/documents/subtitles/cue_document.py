@@ -10,7 +10,6 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from hymt.documents.inline_tags import plain_text
 from hymt.documents.subtitles.continuation import CueLine, contexts
 from hymt.documents.subtitles.cue_markup import CueText
 from hymt.documents.subtitles.lines import NEWLINE
@@ -38,21 +37,23 @@ def replace_line_breaks(text: str, replacement: str) -> str:
 
 
 def _trim_edges(tree: Tree) -> Tree:
-    """The tree without line breaks before its first or after its last text (inside a first
-    or last pair too): a cue never starts or ends with an empty line of the model's making."""
-    return _trim(_trim(tree, _LEADING_BREAKS, 0), _TRAILING_BREAKS, -1)
+    """The tree without line breaks before its first or after its last text (past void tags,
+    inside a pair): a cue never starts or ends with an empty line of the model's making."""
+    return _trim(_trim(tree, _LEADING_BREAKS, forward=True), _TRAILING_BREAKS, forward=False)
 
 
-def _trim(tree: Tree, pattern: re.Pattern[str], edge: int) -> Tree:
-    if not tree:
-        return tree
+def _trim(tree: Tree, pattern: re.Pattern[str], *, forward: bool) -> Tree:
     nodes: list[Node] = list(tree)
-    node = nodes[edge]
-    if isinstance(node, str):
-        nodes[edge] = pattern.sub("", node)
-    elif not node.void:
-        nodes[edge] = TagNode(node.number, _trim(node.children, pattern, edge))
-    return tuple(n for n in nodes if n != "")
+    for index in range(len(nodes)) if forward else range(len(nodes) - 1, -1, -1):
+        node = nodes[index]
+        if isinstance(node, str):
+            nodes[index] = pattern.sub("", node)
+        elif node.void:
+            continue
+        else:
+            nodes[index] = TagNode(node.number, _trim(node.children, pattern, forward=forward))
+        break
+    return tuple(node for node in nodes if node != "")
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ class CueDocument(ParsedDocument):
         self._text = text
         self._cues = tuple(cues)
         self._finish = finish
-        lines = [CueLine(plain_text(cue.text.text), cue.key) for cue in self._cues]
+        lines = [CueLine(cue.text.plain, cue.key) for cue in self._cues]
         self._units = tuple(
             Unit(cue.text.text, split=False, context=context, where=cue.where)
             for cue, context in zip(self._cues, contexts(lines))

@@ -36,11 +36,13 @@ class Text:
 @dataclass(frozen=True)
 class Mark:
     """Markup kept exactly: `raw` as in the file; `key` names what an OPEN and a CLOSE mark
-    must share to pair (a tag name)."""
+    must share to pair (a tag name); `breaks` marks a line break or a space, which separates
+    the words on either side (other markup, like karaoke timing, may sit inside a word)."""
 
     raw: str
     role: Role = Role.VOID
     key: str = ""
+    breaks: bool = False
 
 
 Token = Text | Mark
@@ -48,12 +50,13 @@ Token = Text | Mark
 
 @dataclass(frozen=True)
 class CueText:
-    """A cue's unit text, the markup behind each tag, and whether it has a letter to
-    translate outside its markup."""
+    """A cue's unit text, the markup behind each tag, whether it has a letter to translate
+    outside its markup, and its words without markup (what a reader sees, on one line)."""
 
     text: str
     markup: Mapping[int, Literal]
     translatable: bool
+    plain: str
 
     @property
     def tags_intact(self) -> bool:
@@ -104,7 +107,14 @@ def build_cue_text(tokens: Sequence[Token]) -> CueText:
         else:
             unit.void(Literal(token.raw))
     markup = {number: tag for number, tag in unit.markup.items() if isinstance(tag, Literal)}
-    return CueText(unit.text, markup, unit.translatable)
+    return CueText(unit.text, markup, unit.translatable, _plain(tokens))
+
+
+def _plain(tokens: Sequence[Token]) -> str:
+    words = "".join(
+        token.text if isinstance(token, Text) else " " if token.breaks else "" for token in tokens
+    )
+    return " ".join(words.split())
 
 
 def split_markup(pattern: re.Pattern[str], text: str) -> Iterator[tuple[str, re.Match[str] | None]]:

@@ -95,7 +95,7 @@ def _tokens(block: list[Line]) -> list[Token]:
     tokens: list[Token] = []
     for index, line in enumerate(block):
         if index:
-            tokens.append(Mark(block[index - 1].eol))
+            tokens.append(Mark(block[index - 1].eol, breaks=True))
         tokens.extend(_line_tokens(line.body))
     return tokens
 

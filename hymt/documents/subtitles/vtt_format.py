@@ -126,7 +126,7 @@ def _cue(number: int, timing: Line, text_lines: list[Line]) -> Cue:
     tokens: list[Token | _CharRef] = []
     for index, line in enumerate(text_lines):
         if index:
-            tokens.append(Mark(text_lines[index - 1].eol))
+            tokens.append(Mark(text_lines[index - 1].eol, breaks=True))
         tokens.extend(_line_tokens(line.body))
     resolved, spelling = _resolve(tokens, decode_refs=True)
     cue_text = build_cue_text(resolved)

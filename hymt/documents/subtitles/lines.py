@@ -50,6 +50,8 @@ def decode(data: bytes, format_name: str) -> str:
     """The file's text: UTF-8, a byte order mark kept as the first character so that the
     output has it too. Anything else is refused, naming the first line that is not UTF-8."""
     check_size(data, format_name)
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise InvalidDocumentError(f"{format_name}: the file is UTF-16 text; save it as UTF-8", field="file")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

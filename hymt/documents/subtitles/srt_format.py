@@ -7,7 +7,8 @@ still timing lines and keep their bytes); the digits-only line right before it i
 index. A cue's text is the block of non-blank lines after its timing line. Text after a blank
 line that starts no cue (players show it as more of the cue before) is a unit of its own,
 labelled by its line; text before the first cue is shown by no player and stays as it is.
-A file without any timing line is refused.
+A file without any timing line is refused. A translated line that would read as a timing
+line has its `-->` written `→`.
 
 Inline markup: `<b>`, `<i>`, `<u>`, `<s>`, `<font …>` and their end tags (pairs when closed
 in the cue), the `{\\an8}`-style override blocks some players read, and the line breaks inside
@@ -29,6 +30,7 @@ from hymt.errors import InvalidDocumentError
 NAME = "srt"
 MEDIA_TYPE = "application/x-subrip"
 
+ARROW = "-->"
 _TIMING = re.compile(r"[0-9:.,;\s]*-->")
 _DIGIT = re.compile(r"[0-9]")
 _INDEX = re.compile(r"\s*[0-9]+\s*")
@@ -104,6 +106,17 @@ def _escape(eol: str, text: str) -> str:
     return replace_line_breaks(text, eol)
 
 
+def _finish(text: str) -> str:
+    """A rendered cue text without blank lines, and without a line that would read as a
+    timing line (the translation's `-->` after digits): its arrow is written `→`. The cue's
+    own lines never read so (they would be timings), so its identity render keeps them."""
+    text = fold_blank_lines(text)
+    if ARROW not in text:
+        return text
+    return "".join((line.body.replace(ARROW, "→") if _is_timing(line) else line.body) + line.eol
+                   for line in split_lines(text))
+
+
 def parse(data: bytes) -> CueDocument:
     text = decode(data, NAME)
     cues = []
@@ -111,7 +124,7 @@ def parse(data: bytes) -> CueDocument:
         cue_text = build_cue_text(_tokens(block))
         if cue_text.translatable:
             cues.append(Cue(block[0].start, block[-1].end, cue_text, partial(_escape, eol), where))
-    return CueDocument(text, cues, fold_blank_lines)
+    return CueDocument(text, cues, _finish)
 
 
 FORMAT = DocumentFormat(name=NAME, suffixes=(".srt",), media_type=MEDIA_TYPE, parse=parse, text=True)

@@ -106,10 +106,16 @@ def _line_tokens(body: str) -> Iterator[Token | _CharRef]:
                 yield Mark(piece) if key[:1].isdigit() else Mark(piece, Role.OPEN, key)
 
 
-def _resolve(tokens: list[Token | _CharRef], *, decode_refs: bool) -> tuple[list[Token], dict[str, str]]:
+def _bare(tokens: list[Token | _CharRef]) -> set[str]:
+    """The characters the cue writes as themselves, not as references."""
+    return set("".join(token.text for token in tokens if isinstance(token, Text)))
+
+
+def _resolve(
+    tokens: list[Token | _CharRef], bare: set[str], *, decode_refs: bool
+) -> tuple[list[Token], dict[str, str]]:
     """The tokens with each reference as text or as a void mark, and {character: reference}
     for those read as text."""
-    bare = set("".join(token.text for token in tokens if isinstance(token, Text)))
     spelling: dict[str, str] = {}
     resolved: list[Token] = []
     for token in tokens:
@@ -128,12 +134,12 @@ def _cue(number: int, timing: Line, text_lines: list[Line]) -> Cue:
         if index:
             tokens.append(Mark(text_lines[index - 1].eol, breaks=True))
         tokens.extend(_line_tokens(line.body))
-    resolved, spelling = _resolve(tokens, decode_refs=True)
+    bare = _bare(tokens)
+    resolved, spelling = _resolve(tokens, bare, decode_refs=True)
     cue_text = build_cue_text(resolved)
     if not cue_text.tags_intact:  # a decoded "&lt;" made "<s1>" with the text after it
-        resolved, spelling = _resolve(tokens, decode_refs=False)
+        resolved, spelling = _resolve(tokens, bare, decode_refs=False)
         cue_text = build_cue_text(resolved)
-    bare = set("".join(token.text for token in tokens if isinstance(token, Text)))
     table = {ord(char): raw for char, raw in _ALWAYS_ESCAPED.items() if char not in bare}
     table.update({ord(char): raw for char, raw in spelling.items()})
     eol = (text_lines[0].eol if len(text_lines) > 1 else timing.eol) or "\n"

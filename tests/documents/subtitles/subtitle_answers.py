@@ -28,6 +28,26 @@ def careless(tree: Tree, rng: random.Random) -> Tree:
     return _merge_text(out)
 
 
+#: Pieces of text a model should never write into a cue, and might.
+HOSTILE = ("\n", "\r\n", "\n\n", "<", ">", "&", "{", "}", "\\", "-->", "1", "00:00:01,000 --> 00:00:02,000",
+           "a", " ", "\t", "<s1>", "&amp;", "{\\i1}", "\\N", "NOTE", "WEBVTT", "[Events]", "Dialogue: 0,")
+
+
+def scrambled(tree: Tree, rng: random.Random) -> Tree:
+    """`tree` with every text replaced by hostile pieces and its nodes shuffled (tags keep
+    their kind and nesting, each still there once)."""
+    out: list[Node] = []
+    for node in tree:
+        if isinstance(node, str):
+            out.append("".join(rng.choice(HOSTILE) for _ in range(rng.randrange(0, 8))))
+        elif node.void:
+            out.append(node)
+        else:
+            out.append(TagNode(node.number, scrambled(node.children, rng)))
+    rng.shuffle(out)
+    return _merge_text([node for node in out if node != ""])
+
+
 def _merge_text(nodes: list[Node]) -> Tree:
     merged: list[Node] = []
     for node in nodes:

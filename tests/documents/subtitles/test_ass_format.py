@@ -9,7 +9,7 @@ import random
 import pysubs2
 import pytest
 from conftest import mark_tree, unmark
-from subtitle_answers import careless, random_file
+from subtitle_answers import careless, random_file, scrambled
 
 from hymt.documents.inline_tags import parse_tree
 from hymt.documents.registry import format_for_filename
@@ -197,6 +197,9 @@ def test_random_files_identity_and_structure(identity):
         out = document.render([careless(mark_tree(parse_tree(u.text)), rng) for u in document.units])
         assert len(out.decode().splitlines()) == len(data.splitlines())
         assert [u.where for u in ass_format.parse(out).units] == [u.where for u in document.units]
+        out = document.render([scrambled(parse_tree(u.text), rng) for u in document.units])
+        assert len(out.decode().splitlines()) == len(data.splitlines())
+        assert {u.where for u in ass_format.parse(out).units} <= {u.where for u in document.units}
 
 
 def test_registered_by_suffix():

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import io
 import random
+import re
 
 import pysubs2
 import pytest
 from conftest import mark_tree, unmark
-from subtitle_answers import careless, random_file
+from subtitle_answers import careless, random_file, scrambled
 
 from hymt.documents.inline_tags import parse_tree
 from hymt.documents.registry import format_for_filename
@@ -51,6 +52,9 @@ after all these years.
 <b>Look</b>, it's <i>him
 over there</i>!
 """
+
+#: A timing line as pysubs2 and ffmpeg read one: two timestamps around an arrow.
+TIMING_LINE = re.compile(r"\s*\d+:\d+:\d+[,.]\d+\s*-->\s*\d+:\d+:\d+[,.]\d+")
 
 EXPECTED_UNITS = [
     ("<s1>Previously on the show...</s1>", "", "cue 1"),
@@ -210,7 +214,27 @@ def test_random_files_identity_and_structure(identity):
         assert [u.where.split()[0] for u in srt_format.parse(out).units] == [
             u.where.split()[0] for u in document.units
         ]
+        out = document.render([scrambled(parse_tree(u.text), rng) for u in document.units])
+        assert _timing_lines(out) == _timing_lines(data)
+        assert {u.where for u in srt_format.parse(out).units if u.where.startswith("cue")} <= {
+            u.where for u in document.units
+        }
     assert checked > 200
+
+
+def _timing_lines(data: bytes) -> list[str]:
+    """The lines every SubRip reader takes for timings."""
+    return [line for line in data.decode().replace("\r\n", "\n").replace("\r", "\n").split("\n")
+            if TIMING_LINE.match(line.lstrip("\ufeff"))]
+
+
+def test_translated_timing_line_is_defused():
+    data = b"1\n00:00:01,000 --> 00:00:02,000\nHello\nthere\n\n2\n00:00:03,000 --> 00:00:04,000\nBye\n"
+    document = srt_format.parse(data)
+    out = document.render([("Hallo\n12\n5 --> 6 da",), ("Tschüss --> 2",)])
+    assert "\nHallo\n12\n5 → 6 da\n\n2\n" in out.decode() and "\nTschüss --> 2\n" in out.decode()
+    assert [u.where for u in srt_format.parse(out).units] == ["cue 1", "cue 2"]
+    assert _timings(out) == _timings(data)
 
 
 def test_large_file(identity):

@@ -10,7 +10,7 @@ import random
 import pysubs2
 import pytest
 from conftest import mark_tree, unmark
-from subtitle_answers import careless, random_file
+from subtitle_answers import careless, random_file, scrambled
 
 from hymt.documents.inline_tags import parse_tree
 from hymt.documents.registry import format_for_filename
@@ -196,6 +196,9 @@ def test_random_files_identity_and_structure(identity):
         out = document.render([careless(mark_tree(parse_tree(u.text)), rng) for u in document.units])
         assert _arrow_lines(out, identifiers=False) == _arrow_lines(data, identifiers=False)
         assert [u.where for u in vtt_format.parse(out).units] == [u.where for u in document.units]
+        out = document.render([scrambled(parse_tree(u.text), rng) for u in document.units])
+        assert _arrow_lines(out, identifiers=False) == _arrow_lines(data, identifiers=False)
+        assert {u.where for u in vtt_format.parse(out).units} <= {u.where for u in document.units}
 
 
 def test_registered_by_suffix():

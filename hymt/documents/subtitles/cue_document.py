@@ -19,8 +19,8 @@ from hymt.documents.units import Node, ParsedDocument, TagNode, Tree, Unit
 #: A line break and the blank (empty or whitespace-only) lines after it.
 _BLANK_LINES = re.compile(rf"({NEWLINE})(?:[^\S\r\n]*{NEWLINE})+")
 #: Blank lines at the start or end of a text.
-_LEADING_BREAKS = re.compile(rf"^(?:[^\S\r\n]*{NEWLINE})+")
-_TRAILING_BREAKS = re.compile(rf"(?:{NEWLINE}[^\S\r\n]*)+$")
+_LEADING_BREAKS = re.compile(rf"\A(?:[^\S\r\n]*{NEWLINE})+")
+_TRAILING_BREAKS = re.compile(rf"(?:{NEWLINE}[^\S\r\n]*)+\Z")
 _BREAKS = re.compile(rf"{NEWLINE}(?:[^\S\r\n]*{NEWLINE})*")
 
 

@@ -158,6 +158,7 @@ def test_malformed_timings_indices_and_stray_text_keep_their_bytes(identity):
         b"x\n--> 00:00:03,000\nNo start time\n\n"
         b"00:00:04,000 --> 00:00:05,000 X1:40 X2:600 Y1:20 Y2:50\nNo index\n\n\n\n"
         b"Stray text after a blank line\n\n"
+        b"8\nA cue without its timing line\n\n"
         b"4\n00:00:06,000 --> 00:00:07,000\n"
         b"5\n00:00:08,000 --> 00:00:09,000\nAfter an empty cue\n"
         b"6\n00:00:09,000 --> 00:00:10,000\nNo blank line before\n"
@@ -166,7 +167,8 @@ def test_malformed_timings_indices_and_stray_text_keep_their_bytes(identity):
     document = srt_format.parse(data)
     assert [(u.text, u.where) for u in document.units] == [
         ("First cue", "cue 1"), ("x", "line 7"), ("No start time", "cue 2"), ("No index", "cue 3"),
-        ("Stray text after a blank line", "line 16"), ("After an empty cue", "cue 5"),
+        ("Stray text after a blank line", "line 16"), ("8<s1/>A cue without its timing line", "line 18"),
+        ("After an empty cue", "cue 5"),
         ("No blank line before", "cue 6"), ("Unterminated cue", "cue 7"),
     ]
     assert identity(document) == data

@@ -13,6 +13,7 @@ from hymt.documents import (
     xlsx_format,
     yaml_format,
 )
+from hymt.documents.subtitles import ass_format, srt_format, vtt_format
 from hymt.documents.units import DocumentFormat
 from hymt.errors import InvalidDocumentError, InvalidInputError
 
@@ -27,6 +28,10 @@ FORMATS: tuple[DocumentFormat, ...] = (
     json_format.FORMAT,
     yaml_format.FORMAT,
     pdf_format.FORMAT,
+    # Subtitles, translated cue by cue (docs/formats-subtitles.md).
+    srt_format.FORMAT,
+    vtt_format.FORMAT,
+    ass_format.FORMAT,
 )
 
 _BY_NAME = {f.name: f for f in FORMATS}

@@ -75,6 +75,26 @@ class ParsedDocument(ABC):
 
 
 @dataclass(frozen=True)
+class TagRules:
+    """How a markup format treats elements by name (DeepL's tag-handling options).
+
+    Attributes:
+        ignore: elements whose content is never translated (kept byte for byte).
+        splitting: elements that always end a unit, as a paragraph does.
+        non_splitting: elements that never end a unit: they travel inside the sentence as
+            numbered tags, whatever the format would otherwise do with them.
+        outline_detection: let the format decide the structure from the markup it knows
+            (True, the default); False: only `splitting` elements (and the document's edges)
+            end units.
+    """
+
+    ignore: frozenset[str] = frozenset()
+    splitting: frozenset[str] = frozenset()
+    non_splitting: frozenset[str] = frozenset()
+    outline_detection: bool = True
+
+
+@dataclass(frozen=True)
 class DocumentFormat:
     """One format hymt reads and writes.
 
@@ -85,6 +105,8 @@ class DocumentFormat:
         parse: reads a file's bytes; raises InvalidDocumentError for a file it cannot read.
         text: a text format, which the SDK and the text APIs also accept as a string
             (its bytes are UTF-8).
+        parse_with_rules: for markup formats that honour TagRules, their parser taking them
+            (`parse` is then `parse_with_rules(data, TagRules())`); None for the others.
         output_suffix: the suffix of the translated file when it is not the input's (a PDF
             comes back as ".docx"); "" for the input's own.
         output_media_type: the MIME type of the translated file when it is not `media_type`;
@@ -98,6 +120,13 @@ class DocumentFormat:
     text: bool = False
     output_suffix: str = ""
     output_media_type: str = ""
+    parse_with_rules: Callable[[bytes, TagRules], ParsedDocument] | None = None
+
+    def parse_markup(self, data: bytes, rules: TagRules) -> ParsedDocument:
+        """`data` parsed with `rules` where the format honours them, else as `parse` does."""
+        if self.parse_with_rules is not None:
+            return self.parse_with_rules(data, rules)
+        return self.parse(data)
 
     def translated_suffix(self, input_suffix: str) -> str:
         """The suffix to give the translated file of an input with `input_suffix`."""

@@ -10,6 +10,7 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from hymt.documents.units import TagRules
 from hymt.errors import InvalidInputError
 from hymt.families import canonical_template
 from hymt.families.prompt_spec import glossary_pairs, string_tuple
@@ -39,6 +40,8 @@ class TranslateOptions:
         use_cache: read and write the translation cache.
         retry: send a segment the quality guard flags to the engine once more. False makes
             every segment exactly one engine request (benchmarks); issues are still reported.
+        tag_rules: how a markup format treats elements by name (ignored, splitting,
+            non-splitting; DeepL's tag-handling options); formats without markup ignore it.
     """
 
     glossary: Glossary = ()
@@ -52,6 +55,7 @@ class TranslateOptions:
     sampling: Sampling = field(default_factory=Sampling)
     use_cache: bool = True
     retry: bool = True
+    tag_rules: TagRules = field(default_factory=TagRules)
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__

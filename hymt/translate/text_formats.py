@@ -17,4 +17,4 @@ def parse_texts(texts: list[str], options: TranslateOptions) -> list[ParsedDocum
     if options.template in WHOLE_TEXT_TEMPLATES:
         return [WholeText(text) for text in texts]
     fmt = text_format(options.format)
-    return [fmt.parse(text.encode("utf-8")) for text in texts]
+    return [fmt.parse_markup(text.encode("utf-8"), options.tag_rules) for text in texts]

@@ -26,14 +26,14 @@ from hymt.languages import Language
 class Abbreviations:
     titles: frozenset[str] = frozenset()
     before_number: frozenset[str] = frozenset()
-    may_end: frozenset[str] = frozenset()
+    may_end: tuple[str, ...] = ()
     suffixes: tuple[str, ...] = ()  # word endings that mark an abbreviation (German "Hauptstr.")
 
     def __or__(self, other: Abbreviations) -> Abbreviations:
         return Abbreviations(
             self.titles | other.titles,
             self.before_number | other.before_number,
-            self.may_end | other.may_end,
+            self.may_end + tuple(form for form in other.may_end if form not in self.may_end),
             self.suffixes + tuple(s for s in other.suffixes if s not in self.suffixes),
         )
 
@@ -42,7 +42,7 @@ def _table(titles: str = "", before_number: str = "", may_end: str = "", suffixe
     return Abbreviations(
         frozenset(titles.split()),
         frozenset(before_number.split()),
-        frozenset(form.strip() for form in may_end.split(",") if form.strip()),  # forms hold spaces
+        tuple(form.strip() for form in may_end.split(",") if form.strip()),  # forms hold spaces
         tuple(suffixes.split()),
     )
 

@@ -70,6 +70,7 @@ _NASAL_SIGNS = frozenset("\u0901\u0902\u0981\u0982\u0a01\u0a02\u0a70\u0a81\u0a82
 _DUTCH_ELISION = re.compile(r"['’][st]\s")
 _DOTTED_ACRONYM = re.compile(r"^(?:[^\W\d_]{1,3}\.)+[^\W\d_]{1,3}$")
 _LONGEST_MAY_END = 12
+_LONGEST_CLUSTER = 8  # code points in one letter with its marks (ཀྲཱྀཾ has 5)
 _SPACE = re.compile(r"\s+")
 _CLAUSE = re.compile(r"[,;:，；：、﹐]+[\s]*|[\u2013\u2014]\s*")
 
@@ -122,6 +123,7 @@ def _is_initial(word: str) -> bool:
         word[:1].isalpha()
         and word not in NOT_INITIALS
         and not any(ch in _NASAL_SIGNS for ch in word)
+        and len(word) <= _LONGEST_CLUSTER
         and len(_CLUSTER.findall(word)) == 1
     )
 
@@ -158,9 +160,9 @@ def _is_abbreviation(p: _Paragraph, dot: int, sentence_start: int, after: str) -
         return True  # Thai and Lao write dots only in abbreviations (น., พ.ศ.)
     lowered = word.lower()
     table = p.abbreviations
-    if any(p.text[max(0, dot - _LONGEST_MAY_END) : dot].lower().endswith(form) for form in table.may_end):
+    if p.text[max(0, dot - _LONGEST_MAY_END) : dot].lower().endswith(table.may_end):
         return False
-    if lowered in table.titles or any(lowered.endswith(s) and lowered != s for s in table.suffixes):
+    if lowered in table.titles or (lowered.endswith(table.suffixes) and lowered not in table.suffixes):
         return True
     if _DOTTED_ACRONYM.match(word):
         return True

@@ -144,6 +144,20 @@ def table(scores: dict[str, Score], paragraphs: list[Paragraph]) -> str:
     return "\n".join(rows)
 
 
+def tag_table(paragraphs: list[Paragraph]) -> str:
+    """Over-splits/under-splits per tag, one column per splitter."""
+    tags = sorted({tag for p in paragraphs for tag in p.tags})
+    rows = [
+        "| tag | paragraphs | " + " | ".join(SPLITTERS) + " |",
+        "| --- | ---: |" + " ---: |" * len(SPLITTERS),
+    ]
+    for tag in tags:
+        subset = [p for p in paragraphs if tag in p.tags]
+        cells = [score(split, subset) for split in SPLITTERS.values()]
+        rows.append(f"| {tag} | {len(subset)} | " + " | ".join(f"{c.over}/{c.under}" for c in cells) + " |")
+    return "\n".join(rows)
+
+
 @pytest.fixture(scope="module")
 def paragraphs() -> list[Paragraph]:
     return load_paragraphs()
@@ -155,7 +169,31 @@ def test_hymt_beats_pysbd_and_sentencex(paragraphs):
     for label, part in (("Development", False), ("Held out", True)):
         subset = [p for p in paragraphs if p.holdout == part]
         print(f"\n{label}: " + table({name: score(split, subset) for name, split in SPLITTERS.items()}, subset))
+    print("\nOver-splits/under-splits by tag:\n" + tag_table(paragraphs))
     for library in ("pysbd", "sentencex"):
         for ours in ("hymt", "hymt (no language)"):
             assert scores[ours].over < scores[library].over, (ours, library, scores)
             assert scores[ours].under < scores[library].under, (ours, library, scores)
+
+
+# The cases the splitter is known to have got wrong, each of which the set must hold.
+REQUIRED_TEXTS = (
+    '"Really?" she asked.', "« Tu viens ? » demanda-t-elle.", "z. B.", "Sig.", "ул.", "د.", "डॉ.",
+    "am 3. Oktober", "？」と", "¿", "¡", "।", "؟", "۔", "။", "។", "།", "։", ";", "https://", "@", "...", "…",
+)
+REQUIRED_TAGS = (
+    "quote", "abbreviation", "ordinal", "decimal", "initials", "url", "email", "ellipsis", "list",
+    "parentheses", "cjk", "thai-space", "danda", "arabic-punct", "khmer", "burmese", "tibetan",
+    "armenian", "greek",
+)
+
+
+def test_labelled_set_covers_the_known_failures(paragraphs):
+    hymt_languages = {p.lang for p in paragraphs if p.language is not None}
+    assert len(paragraphs) >= 80 and len(hymt_languages) >= 20
+    texts = "\n".join(p.text for p in paragraphs)
+    assert [t for t in REQUIRED_TEXTS if t not in texts] == []
+    tags = {tag for p in paragraphs for tag in p.tags}
+    assert [t for t in REQUIRED_TAGS if t not in tags] == []
+    assert all(p.text == p.text.strip() and all(b > 0 for b in p.boundaries) for p in paragraphs)
+    assert len({p.id for p in paragraphs}) == len(paragraphs)

@@ -4,17 +4,20 @@ Both functions return `(piece, separator_after)` pairs whose concatenation is ex
 input: text is only ever divided, never cut or dropped. The whitespace at a boundary goes
 into the separator so that pieces carry no surrounding whitespace of their own.
 
-Sentence rules (the models translate one sentence per request best; api-conventions §9.2;
-docs/quality/sentence-splitting.md measures them):
+Sentence rules (the models translate one sentence per request best;
+docs/quality/sentence-splitting.md measures them). `split_sentences` takes an optional
+language, which picks the abbreviation table and the ordinal rule; without one, every table
+applies and ordinals need a month or ordinal noun after them.
 - `.` `!` `?` `…` (and Greek `;` after a Greek letter) end a sentence when whitespace
   follows and the next word does not start in lower case (`"Really?" she asked`, `etc. and`,
   Dutch `'s Avonds` counts as upper case). Quotes, brackets and dialogue dashes before that
   word are skipped (`? —preguntó`).
 - A `.` does not end a sentence after an abbreviation of the language's table
-  (abbreviations.py), a single letter (`J. K.`, `z. B.`, `д.`, `د.`, `पु.`), a dotted
-  acronym (`U.S.`, `PGS.TS.`), a list number at the start of a sentence or after a colon, an
-  ordinal (`am 3. Oktober`: in de/cs/pl/tr, or before a month or ordinal noun when the
-  language is not known), or a Thai word (Thai writes dots only in abbreviations: `น.`).
+  (abbreviations.py), a single letter (`J. K.`, `z. B.`, `д.`, `د.`, `पु.`) unless it is a
+  unit after a number (`10 ч.`) or a nasalised Indic word (`हूँ.`), a dotted acronym
+  (`U.S.`, `PGS.TS.`), a list number at the start of a sentence or after a colon, an ordinal
+  (`am 3. Oktober`, `2. Dünya`; in German before any noun), or a Thai word (Thai writes dots
+  only in abbreviations: `น.`).
 - Full-width `。！？`, danda `।॥`, Arabic `؟`, Urdu `۔`, Khmer `។៕`, Burmese `။`, Tibetan
   `།༎` and Armenian `։` end a sentence with or without a following space; not `．` between
   digits (１．５), not a shad after a clause particle (thai_tibetan.py).
@@ -156,8 +159,8 @@ def _is_abbreviation(p: _Paragraph, dot: int, sentence_start: int, after: str) -
     word = p.text[word_start:dot].lstrip(_OPENERS)
     if not word or "://" in word or "@" in word or word.lower().startswith("www."):
         return False
-    if "\u0E01" <= word[-1] <= "\u0EFF":
-        return True  # Thai and Lao write dots only in abbreviations (น., พ.ศ.)
+    if "\u0E01" <= word[-1] <= "\u0E7F":
+        return True  # Thai writes dots only in abbreviations (น., พ.ศ.); Lao ends sentences with them
     lowered = word.lower()
     table = p.abbreviations
     if p.text[max(0, dot - _LONGEST_MAY_END) : dot].lower().endswith(table.may_end):

@@ -265,6 +265,13 @@ def test_sentences_concatenate_to_the_input(parts, language):
 
 
 @settings(max_examples=300, deadline=None)
+@given(st.text(max_size=80), st.sampled_from(_LANGUAGES))
+def test_any_text_concatenates_to_the_input(text, language):
+    text = text.strip()
+    assert _join(split_sentences(text, language)) == text
+
+
+@settings(max_examples=300, deadline=None)
 @given(st.text(min_size=1, max_size=60), st.integers(min_value=1, max_value=12))
 def test_budget_pieces_concatenate_to_the_input(text, budget):
     pieces = split_to_budget(text, budget, count=len)

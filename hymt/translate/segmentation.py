@@ -50,7 +50,7 @@ def unit_pieces(unit: Unit, *, budget: int, count: TokenCounter, language: Langu
         return [Piece("", text, False)]
     lead = text[: len(text) - len(text.lstrip())]
     trail = text[len(lead) + len(core):]
-    raw = split_sentences(core) if unit.split else [(core, "")]
+    raw = split_sentences(core, language) if unit.split else [(core, "")]
     pieces: list[tuple[str, str]] = []
     for sentence, separator in balanced_pieces(_whole_tags(raw)):
         chunks = balanced_pieces(_whole_tags(split_to_budget(sentence, budget, count)))

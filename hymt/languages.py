@@ -19,6 +19,7 @@ import bisect
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,6 +46,8 @@ SCRIPT_RANGES: tuple[tuple[int, int, str], ...] = (
 )
 #: Every script name `char_script` can return.
 SCRIPTS = frozenset(script for _, _, script in SCRIPT_RANGES)
+#: Scripts written without spaces between words (a character, not a word, is the unit to count).
+UNSPACED_SCRIPTS = frozenset({"Han", "Hiragana", "Katakana", "Thai", "Khmer", "Myanmar", "Tibetan"})
 
 
 @dataclass(frozen=True)
@@ -262,6 +265,20 @@ def char_script(ch: str) -> str | None:
         if point <= high:
             return script
     return None
+
+
+def script_char_class(scripts: Iterable[str]) -> str:
+    """The body of a regex character class matching the letters of `scripts` (as `char_script`
+    classifies them), e.g. `re.compile(f"[{script_char_class(UNSPACED_SCRIPTS)}]")`.
+
+    Raises:
+        ValueError: a name that is not in SCRIPTS.
+    """
+    wanted = set(scripts)
+    if not wanted <= SCRIPTS:
+        raise ValueError(f"unknown scripts {sorted(wanted - SCRIPTS)}; known: {sorted(SCRIPTS)}")
+    return "".join(f"{re.escape(chr(low))}-{re.escape(chr(high))}" for low, high, script in _SORTED_RANGES
+                   if script in wanted)
 
 
 def script_counts(text: str) -> Counter[str]:

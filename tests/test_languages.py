@@ -4,10 +4,12 @@ from hymt.errors import InvalidInputError, UnknownLanguageError
 from hymt.languages import (
     LANGUAGES,
     SCRIPTS,
+    UNSPACED_SCRIPTS,
     Language,
     char_script,
     get_language,
     is_chinese,
+    script_char_class,
     script_counts,
     supported_codes,
 )
@@ -214,3 +216,19 @@ def test_every_language_script_is_classifiable():
     known = {char_script(chr(cp)) for cp in range(0x20, 0xFFFF)}
     for lang in LANGUAGES:
         assert set(lang.scripts) <= known, lang.code
+
+
+@pytest.mark.parametrize("scripts", [UNSPACED_SCRIPTS, {"Latin"}, {"Arabic", "Hebrew"}, SCRIPTS])
+def test_script_char_class_matches_char_script(scripts):
+    import re
+
+    pattern = re.compile(f"[{script_char_class(scripts)}]")
+    points = [*range(0x20, 0x3100), *range(0x3400, 0xA000, 7), *range(0xAC00, 0xFFFF, 5), 0x20000, 0x2FA1F, 0x2FA20]
+    for point in points:
+        ch = chr(point)
+        assert bool(pattern.fullmatch(ch)) == (char_script(ch) in scripts), hex(point)
+
+
+def test_script_char_class_rejects_unknown_scripts():
+    with pytest.raises(ValueError, match="Klingon"):
+        script_char_class({"Latin", "Klingon"})

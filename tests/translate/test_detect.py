@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from hymt.languages import get_language, supported_codes
+from hymt.languages import LANGUAGES, UNSPACED_SCRIPTS, get_language, supported_codes
 from hymt.translate.detect import SAMPLE_CHARS, SHORT_WORDS, LanguageDetector, detect_language
 
 DATA = Path(__file__).parent / "data"
@@ -216,7 +216,7 @@ FLOORS = {
     ("long", "Latin"): 0.95, ("long", "Cyrillic"): 0.95, ("long", "CJK"): 0.95, ("long", "Arabic script"): 0.95,
     ("long", "Indic"): 0.95, ("long", "others"): 0.95, ("long", "all"): 0.97,
 }
-_UNSPACED = {"zh", "zh-Hant", "yue", "ja", "th", "km", "my", "bo"}
+_UNSPACED = {lang.code for lang in LANGUAGES if lang.scripts[0] in UNSPACED_SCRIPTS}
 
 
 def load_set(kind: str) -> list[Labelled]:

@@ -1,49 +1,98 @@
-"""Source-language detection: script heuristics first, then lingua within the script.
+"""Source-language detection: the script first, then evidence within the script.
 
-Scripts that name one language decide it (Hangul -> ko, kana -> ja, Thai, Khmer, Myanmar,
-Tibetan, Hebrew, Gujarati, Telugu, Tamil, Bengali). Han without kana is Chinese: Cantonese
-when Cantonese-only characters appear, Traditional Chinese when traditional-only characters
-outnumber simplified-only ones. Latin, Cyrillic, Arabic and Devanagari text goes to a lingua
-detector restricted to our languages in that script (built lazily, once per script: loading
-only the models a script needs keeps memory and start-up small). Uyghur, which lingua does
-not know, is recognised by its letters.
+1. The script with the most weight decides the family (a Han character or kana counts for
+   several Latin letters: "我用iPhone拍的照片" is Chinese, "iPhoneを買いました" Japanese).
+   Scripts that only one of our languages uses decide it (Hangul, Thai, Khmer, Hebrew, ...);
+   which languages use which script comes from `hymt.languages.LANGUAGES`.
+2. Han and kana (`hymt.translate.han_variants`): Japanese by the share of kana, hiragana above
+   all, against Chinese-only function characters; then Cantonese by the weight of its
+   markers, Traditional against Simplified by the characters that differ between them.
+3. Arabic script: Uyghur (which lingua does not know) and Arabic-script Kazakh by their
+   letters, Urdu by its letters, then lingua between Arabic and Persian.
+4. Devanagari: Hindi and Marathi function words (and ळ, -च्या, -मध्ये) decide; a short text
+   without either favours Hindi; a longer one goes to lingua.
+5. Latin and Cyrillic: lingua restricted to our languages of that script. A short Latin text
+   (`SHORT_WORDS` words or fewer) needs strong evidence — a very common word of one language
+   (`hymt.translate.common_words`) or lingua sure of itself — else the answer is "unknown"
+   (language None): a confident wrong language is worse than none, since translation works
+   without a source language.
+
+Lingua detectors are built lazily, once per script (`preload` builds them all up front), and
+use only lingua's offline models.
 """
 from __future__ import annotations
 
+import re
 import threading
 from collections import Counter
+from typing import TYPE_CHECKING
 
-from hymt.languages import get_language, script_counts
+from hymt.languages import LANGUAGES, get_language, script_counts
+from hymt.translate.common_words import (
+    DEVANAGARI_WORD,
+    DEVANAGARI_WORDS,
+    LATIN_LETTERS,
+    LATIN_WORD,
+    LATIN_WORDS,
+    leader,
+    letter_vote,
+    vote,
+)
+from hymt.translate.han_variants import detect_han
 from hymt.translate.result import Detection
+
+if TYPE_CHECKING:
+    import lingua
 
 #: Text beyond this many characters does not change the answer, only the cost.
 SAMPLE_CHARS = 2000
+#: Latin texts of at most this many words need strong evidence, else they are "unknown".
+SHORT_WORDS = 6
+#: Lingua's relative confidence (0-1) it must reach on a short Latin text, and its lead over
+#: the runner-up: below either, lingua is guessing (it puts "Hello" in Italian at 0.28).
+SHORT_MIN_CONFIDENCE = 0.4
+SHORT_MIN_LEAD = 0.1
+#: A short text on which lingua is this sure (letters only one language has) outranks the
+#: common-word vote.
+LINGUA_CERTAIN = 0.9
 
-_SCRIPT_LANGUAGE = {
-    "Hangul": "ko", "Thai": "th", "Khmer": "km", "Myanmar": "my", "Tibetan": "bo", "Hebrew": "he",
-    "Gujarati": "gu", "Telugu": "te", "Tamil": "ta", "Bengali": "bn", "Mongolian": "mn",
-}
+# Letters per character of each script: one Han character is a word or most of one, a kana or
+# Hangul block a syllable; other scripts write about one sound per character.
+_SCRIPT_WEIGHT = {"Han": 3.0, "Hiragana": 2.0, "Katakana": 2.0, "Hangul": 3.0}
+_CJK = frozenset({"Han", "Hiragana", "Katakana"})
+
+# Letters only Uyghur writes among our Arabic-script languages (ۇ ۆ ۈ ۋ ې ە), the high hamza
+# only Arabic-script Kazakh writes, and the letters only Urdu writes (ٹ ڈ ڑ ں ھ ہ ۃ ے ۓ).
+_UYGHUR_LETTERS = frozenset("\u06c7\u06c6\u06c8\u06cb\u06d0\u06d5")
+_KAZAKH_HAMZA = "\u0674"
+_URDU_LETTERS = frozenset("\u0679\u0688\u0691\u06ba\u06be\u06c1\u06c3\u06d2\u06d3")
+# Marathi writes ळ and glues postpositions to the noun (-च्या "of", -मध्ये "in"); Hindi does neither.
+_MARATHI_LETTER = "\u0933"
+_MARATHI_ENDINGS = ("च्या", "मध्ये")
+# Alef maksura (ى) ends Arabic words only; Uyghur writes it for the vowel i anywhere in a word.
+_MEDIAL_ALEF_MAKSURA = re.compile("\u0649(?=[\u0620-\u064a\u066e-\u06d3\u06d5])")
+
+
+def _languages_by_script() -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {}
+    for lang in LANGUAGES:
+        for script in lang.scripts:
+            out.setdefault(script, []).append(lang.code)
+    return {script: tuple(codes) for script, codes in out.items()}
+
+
+_BY_SCRIPT = _languages_by_script()
+#: Scripts only one of our languages writes.
+_SCRIPT_LANGUAGE = {script: codes[0] for script, codes in _BY_SCRIPT.items() if len(codes) == 1 and script not in _CJK}
+# Lingua's candidates per script: our languages written mainly in it (Kazakh's Arabic script
+# is told by its letters, lingua's Kazakh is Cyrillic), minus those told apart by letters first.
 _LINGUA_GROUPS = {
-    "Latin": ("en", "fr", "pt", "es", "tr", "it", "de", "vi", "ms", "id", "tl", "pl", "cs", "nl"),
-    "Cyrillic": ("ru", "uk", "kk", "mn"),
-    "Arabic": ("ar", "fa", "ur"),
-    "Devanagari": ("hi", "mr"),
+    "Latin": tuple(lang.code for lang in LANGUAGES if lang.scripts[0] == "Latin"),
+    "Cyrillic": tuple(lang.code for lang in LANGUAGES if lang.scripts[0] == "Cyrillic"),
+    "Arabic": ("ar", "fa"),
+    "Devanagari": tuple(lang.code for lang in LANGUAGES if lang.scripts[0] == "Devanagari"),
 }
-# Characters only Cantonese writing uses, and characters only one Chinese standard uses.
-_CANTONESE = set("嘅咗冇啲喺佢哋嘢唔乜嚟嗰咁噉畀攞揾嘥睇俾咩")
-# (traditional, simplified) pairs of frequent characters that differ between the standards.
-_PAIRS = (
-    "這这 個个 們们 來来 說说 會会 為为 國国 學学 時时 對对 開开 關关 與与 語语 書书 長长 門门 東东 車车 "
-    "馬马 見见 電电 話话 認认 識识 讓让 覺觉 點点 體体 頭头 邊边 還还 麼么 經经 過过 發发 現现 實实 問问 "
-    "題题 應应 該该 當当 從从 間间 萬万 歲岁 誰谁 樣样 機机 氣气 業业 產产 務务 處处 員员 醫医 藥药 線线 "
-    "總总 視视 頁页 網网 絡络 號号 碼码 區区 縣县 鄉乡 鎮镇 雲云 飛飞 鳥鸟 魚鱼 龍龙 風风 貓猫 義义 聽听 "
-    "讀读 寫写 買买 賣卖 錢钱 銀银 鐵铁 錯错 辦办 歡欢 愛爱 筆笔 紙纸 計计 劃划 標标 準准 備备 習习 慣惯 "
-    "環环 境境 變变 遠远 廣广 場场 灣湾 歷历 歸归 導导 師师 專专 齊齐 團团 圓圆 滿满 戰战 爭争 獨独 興兴 "
-    "數数 據据 層层 驗验 證证 傳传 統统 營营 養养 農农 華华 夢梦 燈灯 廳厅 氣气 鐘钟 葉叶 際际 歷历"
-).split()
-_TRADITIONAL = {p[0] for p in _PAIRS if p[0] != p[1]}
-_SIMPLIFIED = {p[1] for p in _PAIRS if p[0] != p[1]}
-_UYGHUR = set("ېۆۈۋێە")
+UNKNOWN = Detection(None, 0.0)
 
 
 class LanguageDetector:
@@ -51,57 +100,110 @@ class LanguageDetector:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._lingua: dict[str, object] = {}
+        self._lingua: dict[str, lingua.LanguageDetector] = {}
+
+    def preload(self) -> None:
+        """Load every lingua model now (seconds, about 0.5 GB) instead of on the first text of
+        each script: a server calls this at start-up so that no request waits for it."""
+        for script in _LINGUA_GROUPS:
+            self._detector(script)
 
     def detect(self, text: str) -> Detection:
+        """The language of `text`; language None (confidence 0) when there are no letters or the
+        text is too short to tell (a few Latin words shared by several languages)."""
         sample = text[:SAMPLE_CHARS]
         counts = script_counts(sample)
-        letters = sum(counts.values())
-        if not letters:
-            return Detection(None, 0.0)
-        kana = counts["Hiragana"] + counts["Katakana"]
-        if kana and (kana + counts["Han"]) / letters >= 0.2:
-            return _found("ja", (kana + counts["Han"]) / letters)
-        script, n = max(counts.items(), key=lambda kv: kv[1])
-        share = n / letters
+        if not counts:
+            return UNKNOWN
+        script, share = _dominant_script(counts)
         if script == "Han":
-            return self._chinese(sample, share)
+            found = detect_han(sample, counts)
+            return _found(found.code, share * found.certainty)
         if script in _SCRIPT_LANGUAGE:
             return _found(_SCRIPT_LANGUAGE[script], share)
-        if script == "Arabic" and sum(ch in _UYGHUR for ch in sample) >= 2:
-            return _found("ug", share)
+        if script == "Arabic":
+            return self._arabic(sample, counts["Arabic"], share)
+        if script == "Devanagari":
+            return self._devanagari(sample, share)
+        if script == "Latin":
+            return self._latin(sample, share)
         if script in _LINGUA_GROUPS:
-            return self._lingua_detect(script, sample, share)
-        return Detection(None, 0.0)
+            return self._lingua_best(script, sample, share)
+        return UNKNOWN
 
-    def _chinese(self, sample: str, share: float) -> Detection:
+    def _arabic(self, sample: str, letters: int, share: float) -> Detection:
         chars = Counter(sample)
-        if sum(chars[c] for c in _CANTONESE) >= 1:
-            return _found("yue", share * 0.9)
-        trad = sum(chars[c] for c in _TRADITIONAL)
-        simp = sum(chars[c] for c in _SIMPLIFIED)
-        if trad > simp:
-            return _found("zh-Hant", share * trad / (trad + simp))
-        if simp:
-            return _found("zh", share * simp / (trad + simp))
-        return _found("zh", share * 0.8)  # no telling characters: most Han text is simplified
+        uyghur = sum(chars[c] for c in _UYGHUR_LETTERS) + len(_MEDIAL_ALEF_MAKSURA.findall(sample))
+        if uyghur and (uyghur >= 3 or uyghur / letters >= 0.05):
+            return _found("kk" if chars[_KAZAKH_HAMZA] else "ug", share * uyghur / (uyghur + 1))
+        urdu = sum(chars[c] for c in _URDU_LETTERS)
+        if urdu and urdu / letters >= 0.02:
+            return _found("ur", share * urdu / (urdu + 1))
+        return self._lingua_best("Arabic", sample, share)
 
-    def _lingua_detect(self, script: str, sample: str, share: float) -> Detection:
-        detector = self._detector(script)
-        values = detector.compute_language_confidence_values(sample)
-        if not values or values[0].value <= 0:
-            return Detection(None, 0.0)
-        top = values[0]
-        return _found(top.language.iso_code_639_1.name.lower(), share * top.value)
+    def _devanagari(self, sample: str, share: float) -> Detection:
+        words = DEVANAGARI_WORD.findall(sample)
+        votes = vote(words, DEVANAGARI_WORDS)
+        votes["mr"] += sample.count(_MARATHI_LETTER) + sum(w.endswith(_MARATHI_ENDINGS) for w in words)
+        hindi, marathi = votes["hi"], votes["mr"]
+        if hindi != marathi:
+            code, lead, other = ("hi", hindi, marathi) if hindi > marathi else ("mr", marathi, hindi)
+            return _found(code, share * lead / (lead + other + 1))
+        if len(words) <= SHORT_WORDS:
+            return _found("hi", share * 0.5)  # most Devanagari text is Hindi
+        return self._lingua_best("Devanagari", sample, share)
 
-    def _detector(self, script: str):
+    def _latin(self, sample: str, share: float) -> Detection:
+        words = [w.casefold().replace("’", "'") for w in LATIN_WORD.findall(sample)]
+        if len(words) > SHORT_WORDS:
+            return self._lingua_best("Latin", sample, share)
+        ranked = self._lingua_ranked("Latin", sample)
+        top_code, top = ranked[0] if ranked else (None, 0.0)
+        runner_up = ranked[1][1] if len(ranked) > 1 else 0.0
+        votes = vote(words, LATIN_WORDS) + letter_vote(words, LATIN_LETTERS)
+        best = leader(votes)
+        if best is not None and (top_code == best or top < LINGUA_CERTAIN):
+            certainty = max(votes[best] / (votes[best] + 1), top if top_code == best else 0.0)
+            return _found(best, share * certainty)
+        if top_code is not None and top >= SHORT_MIN_CONFIDENCE and top - runner_up >= SHORT_MIN_LEAD:
+            return _found(top_code, share * top)
+        return UNKNOWN
+
+    def _lingua_best(self, script: str, sample: str, share: float) -> Detection:
+        ranked = self._lingua_ranked(script, sample)
+        if not ranked or ranked[0][1] <= 0:
+            return UNKNOWN
+        code, value = ranked[0]
+        return _found(code, share * value)
+
+    def _lingua_ranked(self, script: str, sample: str) -> list[tuple[str, float]]:
+        """Our codes with lingua's relative confidences, best first."""
+        values = self._detector(script).compute_language_confidence_values(sample)
+        return [(v.language.iso_code_639_1.name.lower(), v.value) for v in values]
+
+    def _detector(self, script: str) -> lingua.LanguageDetector:
         with self._lock:
             if script not in self._lingua:
-                from lingua import IsoCode639_1, Language, LanguageDetectorBuilder
+                from lingua import IsoCode639_1, LanguageDetectorBuilder
+                from lingua import Language as LinguaLanguage
 
-                langs = [Language.from_iso_code_639_1(getattr(IsoCode639_1, c.upper())) for c in _LINGUA_GROUPS[script]]
-                self._lingua[script] = LanguageDetectorBuilder.from_languages(*langs).build()
+                langs = [LinguaLanguage.from_iso_code_639_1(getattr(IsoCode639_1, code.upper()))
+                         for code in _LINGUA_GROUPS[script]]
+                # Load the models now, under the lock, rather than inside the first detect call.
+                builder = LanguageDetectorBuilder.from_languages(*langs).with_preloaded_language_models()
+                self._lingua[script] = builder.build()
             return self._lingua[script]
+
+
+def _dominant_script(counts: Counter[str]) -> tuple[str, float]:
+    """The script carrying most of the text ("Han" stands for Han and kana together) and its
+    weighted share of the letters; ties go to the non-Latin script (it was written on purpose)."""
+    weights: dict[str, float] = {}
+    for script, n in counts.items():
+        key = "Han" if script in _CJK else script
+        weights[key] = weights.get(key, 0.0) + n * _SCRIPT_WEIGHT.get(script, 1.0)
+    script = max(weights, key=lambda s: (weights[s], s != "Latin"))
+    return script, weights[script] / sum(weights.values())
 
 
 def _found(code: str, confidence: float) -> Detection:

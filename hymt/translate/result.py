@@ -67,7 +67,8 @@ class Segment:
 
 @dataclass(frozen=True)
 class Detection:
-    """A language guess: `language` is None when the text has no letters to judge by."""
+    """A language guess: `language` is None (confidence 0) when the text has no letters to judge
+    by or is too short to tell (a few Latin words several languages share)."""
 
     language: Language | None
     confidence: float

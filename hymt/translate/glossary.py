@@ -16,13 +16,13 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from hymt.languages import char_script
+from hymt.languages import UNSPACED_SCRIPTS, char_script
 
 Glossary = tuple[tuple[str, str], ...]
 
 # Scripts where a term matches as a substring: those written without spaces between words, and
 # Hangul, where particles attach to the noun ("서울에서" contains the term "서울").
-UNSPACED_SCRIPTS = frozenset({"Han", "Hiragana", "Katakana", "Hangul", "Thai", "Lao", "Khmer", "Myanmar", "Tibetan"})
+SUBSTRING_SCRIPTS = UNSPACED_SCRIPTS | {"Hangul"}
 SHORT_TERM_LETTERS = 2
 _WORD = re.compile(r"\w+")
 
@@ -35,14 +35,14 @@ def case_sensitive(term: str) -> bool:
 
 
 def _unspaced(term: str) -> bool:
-    return char_script(term[0]) in UNSPACED_SCRIPTS or char_script(term[-1]) in UNSPACED_SCRIPTS
+    return char_script(term[0]) in SUBSTRING_SCRIPTS or char_script(term[-1]) in SUBSTRING_SCRIPTS
 
 
 def _term_pattern(term: str) -> re.Pattern[str]:
     escaped = re.escape(term)
-    if char_script(term[0]) not in UNSPACED_SCRIPTS:
+    if char_script(term[0]) not in SUBSTRING_SCRIPTS:
         escaped = r"(?<!\w)" + escaped
-    if char_script(term[-1]) not in UNSPACED_SCRIPTS:
+    if char_script(term[-1]) not in SUBSTRING_SCRIPTS:
         escaped += r"(?!\w)"
     return re.compile(escaped, 0 if case_sensitive(term) else re.IGNORECASE)
 

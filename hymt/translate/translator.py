@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING
 from hymt.engine.config import EngineConfig
 from hymt.engine.factory import BACKENDS
 from hymt.engine.interface import Engine, EngineStats
-from hymt.engine.outputs import RequestOutput
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import InvalidInputError
 from hymt.families import DEFAULT_MODEL, ModelFamily
@@ -32,17 +31,17 @@ from hymt.translate.detect import LanguageDetector
 from hymt.translate.detokenize import IncrementalDecoder
 from hymt.translate.loaded_model import LoadedModel
 from hymt.translate.options import TranslateOptions, options_with
-from hymt.translate.pipeline import Pipeline, Plan, Round
+from hymt.translate.pipeline import Pipeline, Plan
 from hymt.translate.progress import Progress, ProgressTarget
 from hymt.translate.request import TranslationRequest, resolve_request
 from hymt.translate.result import Detection, Generation, TranslationResult, translation_result
+from hymt.translate.round_driver import drive_async, drive_blocking
 from hymt.translate.segmentation import DEFAULT_MAX_SEGMENT_TOKENS
 from hymt.translate.streaming import TranslationStream, astream_plan, stream_plan
 from hymt.translate.text_formats import parse_texts
 
 if TYPE_CHECKING:
     from hymt.checkpoint import Checkpoint
-    from hymt.engine.async_engine import RequestHandle
 
 logger = logging.getLogger(__name__)
 
@@ -277,29 +276,11 @@ class Translator:
             return []
         plan = self._plan(texts, request)
         tracker = Progress(progress)
-        run = self._pipeline.run(plan, tracker)
-        try:
-            round_ = next(run)
-            while True:
-                round_ = run.send(self._wait(round_, tracker))
-        except StopIteration as done:
-            return [translation_result(outcome, request) for outcome in done.value]
+        outcomes = drive_blocking(self._pipeline.run(plan, tracker), self._engine, tracker)
+        return [translation_result(outcome, request) for outcome in outcomes]
 
     def _plan(self, texts: list[str], request: TranslationRequest) -> Plan:
         return self._pipeline.plan(parse_texts(texts, request.options), request)
-
-    def _wait(self, round_: Round, tracker: Progress) -> list[RequestOutput]:
-        handles = [self._engine.submit(r.prompt_ids, r.params, stream=False) for r in round_.requests]
-        try:
-            outputs = []
-            for handle, weight in zip(handles, round_.weights):
-                outputs.append(handle.result())
-                tracker.advance(weight)
-            return outputs
-        except BaseException:
-            for handle in handles:
-                handle.cancel()
-            raise
 
     async def _aplan(self, texts: list[str], request: TranslationRequest) -> Plan:
         """`plan` off the event loop, except for short jobs: segmenting and tokenizing a few
@@ -316,32 +297,12 @@ class Translator:
         if not texts:
             return []
         plan = await self._aplan(texts, request)
-        run = self._pipeline.run(plan, Progress(None))
-        try:
-            round_ = next(run)
-            while True:
-                handles = [self._engine.submit(r.prompt_ids, r.params, stream=False) for r in round_.requests]
-                try:
-                    outputs = await _wait_all(handles)
-                except BaseException:
-                    for handle in handles:
-                        handle.cancel()
-                    raise
-                round_ = run.send(outputs)
-        except StopIteration as done:
-            return [translation_result(outcome, request) for outcome in done.value]
+        outcomes = await drive_async(self._pipeline.run(plan, Progress(None)), self._engine, Progress(None))
+        return [translation_result(outcome, request) for outcome in outcomes]
 
 
 INLINE_PLAN_CHARS = 1000
 INLINE_GLOSSARY_TERMS = 64
-
-
-async def _wait_all(handles: list[RequestHandle]) -> list[RequestOutput]:
-    """The handles' final outputs, in order. One handle (the usual server request: a single
-    segment) is awaited as is: gather would wrap it in a task of its own."""
-    if len(handles) == 1:
-        return [await handles[0].wait()]
-    return list(await asyncio.gather(*(h.wait() for h in handles)))
 
 
 def check_text(text: object, field: str = "text") -> str:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from hymt.cli.translate_cmd import DEFAULT_MODEL
 from hymt.engine.config import QUANTIZATION_CHOICES
+from hymt.eval.chunk_store import DEFAULT_CHUNK_SIZE
 
 if TYPE_CHECKING:
     from hymt.eval import Corpus, EvalPlan
@@ -72,8 +73,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     how.add_argument("--tokenize", help="BLEU tokenizer (default: zh for Chinese, ja-mecab/char for Japanese, "
                                         "else 13a)")
     how.add_argument("--ter", action="store_true", help="also compute TER")
-    how.add_argument("--chunk-size", type=int, default=128,
-                     help="sentences per batch and per resumable chunk (default 128)")
+    how.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK_SIZE,
+                     help=f"sentences per batch and per resumable chunk (default {DEFAULT_CHUNK_SIZE})")
     out = parser.add_argument_group("output")
     out.add_argument("-o", "--output", type=Path,
                      help="write the translations here, one line each (several systems: FILE.<label>.ext)")

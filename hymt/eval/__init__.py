@@ -1,13 +1,31 @@
 """`hymt eval`: translation quality on a user's own data (BLEU, chrF++, TER with sacrebleu),
 what each quantization scheme costs against the unquantized model, and the Chimera fusion
-pipeline against the plain model. docs/EVAL.md describes the command and its output."""
-from hymt.eval.corpus import Corpus
-from hymt.eval.model_factory import ModelSettings, OpenedModel, TranslatorFactory, open_model
-from hymt.eval.report import EvalReport, EvalRow
-from hymt.eval.runner import EvalPlan, run_eval
-from hymt.eval.scoring import MetricScore, Scorer, bleu_tokenizer
+pipeline against the plain model. docs/EVAL.md describes the command and its output.
 
-__all__ = [
-    "Corpus", "EvalPlan", "EvalReport", "EvalRow", "MetricScore", "ModelSettings", "OpenedModel", "Scorer",
-    "TranslatorFactory", "bleu_tokenizer", "open_model", "run_eval",
-]
+Names load on first use, so `hymt --help` (which registers `hymt eval`) never imports torch.
+"""
+from __future__ import annotations
+
+import importlib
+
+_HOMES = {
+    "Corpus": "hymt.eval.corpus",
+    "EvalPlan": "hymt.eval.runner",
+    "run_eval": "hymt.eval.runner",
+    "EvalReport": "hymt.eval.report",
+    "EvalRow": "hymt.eval.report",
+    "MetricScore": "hymt.eval.scoring",
+    "Scorer": "hymt.eval.scoring",
+    "bleu_tokenizer": "hymt.eval.scoring",
+    "ModelSettings": "hymt.eval.model_factory",
+    "OpenedModel": "hymt.eval.model_factory",
+    "TranslatorFactory": "hymt.eval.model_factory",
+    "open_model": "hymt.eval.model_factory",
+}
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> object:
+    if name in _HOMES:
+        return getattr(importlib.import_module(_HOMES[name]), name)
+    raise AttributeError(f"module 'hymt.eval' has no attribute {name!r}")

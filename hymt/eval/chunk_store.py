@@ -18,6 +18,8 @@ from pathlib import Path
 from hymt.errors import InvalidInputError
 
 KEY_CHARS = 20
+#: Sentences per chunk: one translate_batch call and one work-file record.
+DEFAULT_CHUNK_SIZE = 128
 
 
 def run_key(parts: Mapping[str, object]) -> str:

@@ -17,15 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hymt.eval.chunk_store import ChunkRecord, ChunkStore
+from hymt.eval.chunk_store import DEFAULT_CHUNK_SIZE, ChunkRecord, ChunkStore
 from hymt.eval.corpus import Corpus
 from hymt.translate.options import TranslateOptions
 from hymt.translate.result import TranslationResult
 
 if TYPE_CHECKING:
     from hymt.translate.translator import Translator
-
-DEFAULT_CHUNK_SIZE = 128
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hymt.errors import InvalidInputError
-from hymt.eval.chunk_store import ChunkStore, run_key
+from hymt.eval.chunk_store import DEFAULT_CHUNK_SIZE, ChunkStore, run_key
 from hymt.eval.corpus import Corpus
 from hymt.eval.model_factory import (
     REFERENCE_SCHEME,
@@ -26,7 +26,7 @@ from hymt.eval.model_factory import (
     check_schemes,
     default_factory,
 )
-from hymt.eval.passes import DEFAULT_CHUNK_SIZE, PassResult, PassSpec, PassStats, run_pass
+from hymt.eval.passes import PassResult, PassSpec, PassStats, run_pass
 from hymt.eval.report import EvalReport, EvalRow, Mode
 from hymt.eval.scheme_session import SchemeSession
 from hymt.eval.scoring import MetricScore, Scorer, bleu_tokenizer

@@ -26,8 +26,9 @@ _TEMPLATE_INPUTS = {
     "personalization": "preferences",
     "fusion": "candidates",
 }
-#: Templates that read the whole text at once: it is not split into sentences.
-WHOLE_TEXT_TEMPLATES = frozenset({"delimiters", "structured"})
+#: Templates that read the whole text at once: it is not split into sentences. Fusion's
+#: candidates translate the whole text, so its source must be the whole text too.
+WHOLE_TEXT_TEMPLATES = frozenset({"delimiters", "structured", "fusion"})
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ class PassSpec:
 
     def key_parts(self) -> dict[str, object]:
         """What the pass's outputs depend on besides the model and the data."""
-        parts: dict[str, object] = {"scheme": self.scheme, "options": repr(self.options)}
+        parts: dict[str, object] = {"scheme": self.scheme, "options": self.options.to_dict()}
         if self.candidates is not None:
             blob = "\x1e".join("\x1f".join(c) for c in self.candidates).encode("utf-8")
             parts["candidates"] = hashlib.sha256(blob).hexdigest()

@@ -120,7 +120,7 @@ def run_eval(plan: EvalPlan, corpus: Corpus, *, factory: TranslatorFactory | Non
     settings = plan.settings
     model = {**dataclasses.asdict(settings), "device": str(settings.torch_device()), "dtype": settings.dtype_name(),
              "family": family.name}
-    return EvalReport(plan.mode, plan.command, corpus.describe(), model, dataclasses.asdict(plan.options),
+    return EvalReport(plan.mode, plan.command, corpus.describe(), model, plan.options.to_dict(),
                       scorer.tokenizer, rows)
 
 

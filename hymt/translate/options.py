@@ -74,6 +74,15 @@ class TranslateOptions:
             if not isinstance(getattr(self, name), bool):
                 raise InvalidInputError(f"{name} must be True or False, got {getattr(self, name)!r}", field=name)
 
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready data (reports, resume keys)."""
+        data = dataclasses.asdict(self)
+        rules = self.tag_rules
+        data["tag_rules"] = {"ignore": sorted(rules.ignore), "splitting": sorted(rules.splitting),
+                             "non_splitting": sorted(rules.non_splitting),
+                             "outline_detection": rules.outline_detection}
+        return data
+
     def replace(self, **changes: object) -> TranslateOptions:
         """A copy with `changes` applied (validated again)."""
         return options_with(self, changes)

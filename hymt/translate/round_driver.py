@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Generator
+from dataclasses import dataclass
 
 from hymt.engine.async_engine import AsyncEngine, RequestHandle
 from hymt.engine.outputs import RequestOutput
@@ -16,6 +17,8 @@ from hymt.translate.pipeline import DocumentOutcome, Round
 from hymt.translate.progress import Progress
 
 PipelineRun = Generator[Round, list[RequestOutput], list[DocumentOutcome]]
+#: Answers of one round judged on the event loop; more go to a worker thread.
+INLINE_ANSWERS = 16
 
 
 def drive_blocking(run: PipelineRun, engine: AsyncEngine, progress: Progress) -> list[DocumentOutcome]:
@@ -41,12 +44,27 @@ async def drive_async(run: PipelineRun, engine: AsyncEngine, progress: Progress,
                       log: OutputLog | None = None) -> list[DocumentOutcome]:
     """Run every round from asyncio; with `log`, recorded answers are reused and new ones
     recorded as each request finishes."""
+    step: Round | _Done = next(run)
+    while isinstance(step, Round):
+        outputs = await _round(step, engine, progress, log)
+        if len(outputs) > INLINE_ANSWERS:  # judging answers and rendering: off the event loop
+            step = await asyncio.to_thread(_advance, run, outputs)
+        else:
+            step = _advance(run, outputs)
+    return step.outcomes
+
+
+@dataclass(frozen=True)
+class _Done:
+    outcomes: list[DocumentOutcome]
+
+
+def _advance(run: PipelineRun, outputs: list[RequestOutput]) -> Round | _Done:
+    """The next round, or the outcomes (a StopIteration cannot cross a thread's future)."""
     try:
-        round_ = next(run)
-        while True:
-            round_ = run.send(await _round(round_, engine, progress, log))
+        return run.send(outputs)
     except StopIteration as done:
-        return done.value
+        return _Done(done.value)
 
 
 async def _round(round_: Round, engine: AsyncEngine, progress: Progress, log: OutputLog | None) -> list[RequestOutput]:

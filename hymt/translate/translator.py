@@ -29,8 +29,10 @@ from hymt.languages import Language
 from hymt.translate.cache import TranslationCache
 from hymt.translate.detect import LanguageDetector
 from hymt.translate.detokenize import IncrementalDecoder
+from hymt.translate.file_translation import DocumentTranslation, document_format, document_translation, parse_file
 from hymt.translate.loaded_model import LoadedModel
 from hymt.translate.options import TranslateOptions, options_with
+from hymt.translate.output_log import OutputLog
 from hymt.translate.pipeline import Pipeline, Plan
 from hymt.translate.progress import Progress, ProgressTarget
 from hymt.translate.request import TranslationRequest, resolve_request
@@ -157,6 +159,29 @@ class Translator:
         request = self._request(to, source, options, option_fields)
         plan = self._plan([check_text(text)], request)
         return TranslationStream(stream_plan(self._pipeline, plan, self._engine))
+
+    def translate_file(self, data: bytes, to: str | Language, source: str | Language | None = "auto", *,
+                       format: str | None = None, filename: str | None = None,
+                       options: TranslateOptions | None = None, progress: ProgressTarget = None,
+                       log: OutputLog | None = None, **option_fields: object) -> DocumentTranslation:
+        """Translate a file (DOCX, PPTX, XLSX, EPUB, PO, XLIFF, subtitles, HTML, ...) into the
+        same kind of file. `format` names it, else `filename`'s suffix tells it. With `log`,
+        engine answers are recorded as they arrive and reused on a later call with the same
+        file and options (resume). Blocking: from asyncio use `atranslate_file`."""
+        return asyncio.run(self.atranslate_file(data, to, source, format=format, filename=filename,
+                                                options=options, progress=progress, log=log, **option_fields))
+
+    async def atranslate_file(self, data: bytes, to: str | Language, source: str | Language | None = "auto", *,
+                              format: str | None = None, filename: str | None = None,
+                              options: TranslateOptions | None = None, progress: ProgressTarget = None,
+                              log: OutputLog | None = None, **option_fields: object) -> DocumentTranslation:
+        request = self._request(to, source, options, option_fields)
+        fmt = document_format(format, filename)
+        parsed = await asyncio.to_thread(parse_file, data, fmt, request.options)
+        plan = await asyncio.to_thread(self._pipeline.plan, [parsed], request)
+        tracker = Progress(progress)
+        outcomes = await drive_async(self._pipeline.run(plan, tracker), self._engine, tracker, log)
+        return document_translation(outcomes[0], fmt, filename, request.target)
 
     def detect(self, text: str) -> Detection:
         """The language of `text` (language None and confidence 0 when it has no letters)."""

@@ -198,6 +198,13 @@ class ModelService:
             logger.debug("stats() failed", exc_info=True)
             return EngineStats()
 
+    def model_aliases(self) -> list[str]:
+        """Other names clients may call the served model by: the family's name and hub id."""
+        if self.translator is None:
+            return []
+        family = self.translator.family
+        return [family.name, family.hub_id]
+
     def info(self) -> dict[str, str | None]:
         """Model and engine facts for /ready, /api/status, /api/models."""
         info: dict[str, str | None] = {"model": self.settings.model_id, "engine": self.settings.engine,

@@ -83,6 +83,7 @@ class Work:
     retry_reasons: tuple[str, ...] = ()
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    answer_tokens: int = 0
 
 
 @dataclass
@@ -270,6 +271,7 @@ class Pipeline:
         for work, out in zip(works, outputs):
             work.text, work.verdict = self.answer(work, out)
             work.prompt_tokens, work.completion_tokens = len(out.prompt_token_ids), len(out.token_ids)
+            work.answer_tokens = len(out.token_ids)
             if plan.request.options.retry and should_retry(work.verdict):
                 retry.append(work)
         if retry:
@@ -297,7 +299,7 @@ class Pipeline:
         work.prompt_tokens += len(out.prompt_token_ids)
         work.completion_tokens += len(out.token_ids)
         if keep_retry(work.verdict, verdict):
-            work.text, work.verdict = text, verdict
+            work.text, work.verdict, work.answer_tokens = text, verdict, len(out.token_ids)
 
     # -- results ---------------------------------------------------------------------------
 
@@ -311,6 +313,7 @@ class Pipeline:
                     retry_reasons=work.retry_reasons, issues=tuple(work.verdict.issues),
                     prompt_tokens=work.prompt_tokens if n == 0 else 0,
                     completion_tokens=work.completion_tokens if n == 0 else 0,
+                    answer_tokens=work.answer_tokens if n == 0 else 0,
                 )
 
     def outcomes(self, plan: Plan) -> list[DocumentOutcome]:

@@ -37,6 +37,8 @@ class Segment:
             "empty", "length"); empty when it passed every check.
         prompt_tokens / completion_tokens: tokens the engine computed for this piece
             (0 when cached or passed through; retries included).
+        answer_tokens: the tokens of the answer kept (a discarded retry's or first
+            attempt's not counted): what a client is billed for as its completion.
     """
 
     source: str
@@ -49,6 +51,7 @@ class Segment:
     issues: tuple[str, ...] = ()
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    answer_tokens: int = 0
 
     def to_dict(self) -> dict:
         return {
@@ -62,6 +65,7 @@ class Segment:
             "issues": list(self.issues),
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
+            "answer_tokens": self.answer_tokens,
         }
 
 
@@ -86,7 +90,8 @@ class TranslationResult:
         source: the source language (given, or detected; None if detection found no letters).
         target: the target language.
         segments: every piece, in order; see `Segment`.
-        prompt_tokens / completion_tokens: totals over the segments.
+        prompt_tokens / completion_tokens: totals over the segments (retries included).
+        answer_tokens: the tokens of the kept answers (retries not counted).
         elapsed_s: wall time of the call.
         cached: every translated piece came from the cache (False if nothing needed the model).
         retried: some piece was retried by the quality guard.
@@ -100,6 +105,7 @@ class TranslationResult:
     segments: tuple[Segment, ...] = ()
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    answer_tokens: int = 0
     elapsed_s: float = 0.0
     cached: bool = False
     retried: bool = False
@@ -117,6 +123,7 @@ class TranslationResult:
             "segments": [s.to_dict() for s in self.segments],
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
+            "answer_tokens": self.answer_tokens,
             "elapsed_s": self.elapsed_s,
             "cached": self.cached,
             "retried": self.retried,
@@ -155,6 +162,7 @@ def translation_result(outcome: DocumentOutcome, request: TranslationRequest) ->
         segments=segments,
         prompt_tokens=sum(s.prompt_tokens for s in segments),
         completion_tokens=sum(s.completion_tokens for s in segments),
+        answer_tokens=sum(s.answer_tokens for s in segments),
         elapsed_s=outcome.elapsed_s,
         cached=bool(translated) and all(s.cached for s in translated),
         retried=any(s.retried for s in segments),

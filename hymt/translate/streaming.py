@@ -112,7 +112,7 @@ class _SegmentStream:
         out = last if last is not None else RequestOutput("", self.work.prompt_ids, finished=True)
         self.work.text, self.work.verdict = self.pipeline.answer(self.work, out)
         self.work.prompt_tokens = len(self.work.prompt_ids)
-        self.work.completion_tokens = len(out.token_ids)
+        self.work.completion_tokens = self.work.answer_tokens = len(out.token_ids)
 
 
 def _walk(plan: Plan) -> Iterator[tuple[int, Work | None]]:

@@ -31,6 +31,7 @@ from hymt.server.model_work import execute, open_stream
 from hymt.server.protocols import prompt_guard
 from hymt.server.protocols.chat_render import render_messages
 from hymt.server.request_fields import check_limits, sampling_of
+from hymt.server.service import StreamPiece
 from hymt.server.sse import event
 from hymt.server.state import ServerState, state_of
 from hymt.server.translation_job import TranslationJob
@@ -44,10 +45,13 @@ ROLES = ("system", "developer", "user", "assistant", "tool")
 
 @router.get("/models")
 async def models(request: Request) -> dict[str, Any]:
+    """The served model and the aliases a client may pick. Any `model` is accepted on the
+    completion routes (clients hard-code names); the answer always names the served model."""
     st = state_of(request)
     created = int(st.service.ready_at or st.started_at)
-    return {"object": "list", "data": [{"id": st.settings.model_id, "object": "model", "created": created,
-                                         "owned_by": "hymt"}]}
+    names = [st.settings.model_id, *st.service.model_aliases()]
+    return {"object": "list", "data": [{"id": name, "object": "model", "created": created, "owned_by": "hymt"}
+                                       for name in dict.fromkeys(names)]}
 
 
 @router.post("/chat/completions")
@@ -185,15 +189,11 @@ class RawGeneration:
 
 
 class _Rewritten:
-    """A generic translation prompt: one official-template request per paragraph."""
+    """A generic translation prompt: one official-template translation per paragraph, all
+    submitted at once (the engine batches them) and streamed token by token in order."""
 
     def __init__(self, st: ServerState, guard: prompt_guard.GuardPlan, sampling: Sampling):
         self.st, self.guard, self.sampling = st, guard, sampling
-
-    def _tasks(self) -> list[asyncio.Future[list[TranslationResult]] | None]:
-        """One task per non-blank paragraph, all submitted at once (the engine batches them)."""
-        return [asyncio.ensure_future(self.st.service.translate(self._job(p))) if p.strip() else None
-                for p in self.guard.paragraphs]
 
     def _job(self, paragraph: str) -> TranslationJob:
         assert self.guard.target is not None  # a generic plan always names its target
@@ -202,7 +202,8 @@ class _Rewritten:
                               options=options)
 
     async def complete(self) -> Generation:
-        tasks = self._tasks()
+        tasks = [asyncio.ensure_future(self.st.service.translate(self._job(p))) if p.strip() else None
+                 for p in self.guard.paragraphs]
         try:
             done = [await t if t is not None else None for t in tasks]
         finally:
@@ -212,26 +213,48 @@ class _Rewritten:
         return self._output([r[0] if r else None for r in done])
 
     async def pieces(self) -> AsyncIterator[str | Generation]:
-        tasks = self._tasks()
-        results = []
+        queues: list[asyncio.Queue[StreamPiece | BaseException] | None] = [
+            asyncio.Queue() if p.strip() else None for p in self.guard.paragraphs]
+        tasks = [asyncio.ensure_future(self._pump(p, q)) for p, q in zip(self.guard.paragraphs, queues)
+                 if q is not None]
+        results: list[TranslationResult | None] = []
         try:
-            for task, paragraph, separator in zip(tasks, self.guard.paragraphs, self.guard.separators):
-                result = (await task)[0] if task is not None else None
-                results.append(result)
-                yield (result.text if result is not None else paragraph) + separator
+            for paragraph, separator, queue in zip(self.guard.paragraphs, self.guard.separators, queues):
+                if queue is None:
+                    results.append(None)
+                    yield paragraph + separator
+                    continue
+                while True:
+                    item = await queue.get()
+                    if isinstance(item, BaseException):
+                        raise item
+                    if item.result is not None:
+                        results.append(item.result)
+                        break
+                    yield item.text
+                yield separator
         finally:
-            for t in tasks:
-                if t is not None and not t.done():
-                    t.cancel()
+            for task in tasks:
+                task.cancel()
         yield self._output(results)
+
+    async def _pump(self, paragraph: str, queue: asyncio.Queue[StreamPiece | BaseException]) -> None:
+        try:
+            async for piece in self.st.service.stream(self._job(paragraph)):
+                queue.put_nowait(piece)
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # the consumer raises it in order
+            queue.put_nowait(exc)
 
     def _output(self, results: list[TranslationResult | None]) -> Generation:
         texts = [r.text if r is not None else p for r, p in zip(results, self.guard.paragraphs)]
         real = [r for r in results if r is not None]
         self.st.metrics.observe_results("openai", real)
         reason = "length" if any("length" in r.issues for r in real) else "stop"
+        # usage counts the answer returned, not a quality retry's discarded tokens
         return Generation(self.guard.join(texts), sum(r.prompt_tokens for r in real),
-                          sum(r.completion_tokens for r in real), reason)
+                          sum(r.answer_tokens for r in real), reason)
 
 
 def usage_of(output: Generation) -> dict[str, int]:

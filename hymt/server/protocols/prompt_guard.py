@@ -31,16 +31,6 @@ _HEADS = ("HYMT15_TERMS_HEAD", "MT2_TERMS_HEAD_ZH", "MT2_TERMS_HEAD_EN", "MT2_PE
           "MT2_PERSONAL_HEAD_EN", "FUSION_HEAD")
 _PARTS = ("_LINE", "_TAIL", "_LAST")
 
-_EXTRA_EN = {
-    "simplified chinese": "zh", "chinese (simplified)": "zh", "mandarin": "zh", "mandarin chinese": "zh",
-    "chinese (traditional)": "zh-Hant", "tagalog": "tl", "farsi": "fa", "brazilian portuguese": "pt",
-    "malaysian": "ms", "myanmar": "my", "bahasa indonesia": "id", "bahasa melayu": "ms",
-}
-_EXTRA_ZH = {
-    "英文": "en", "简体中文": "zh", "简体": "zh", "汉语": "zh", "繁体中文": "zh-Hant", "繁體中文": "zh-Hant",
-    "繁体": "zh-Hant", "日文": "ja", "韩文": "ko", "韩国语": "ko", "法文": "fr", "德文": "de", "俄文": "ru",
-    "西班牙文": "es", "葡萄牙文": "pt", "意大利文": "it", "阿拉伯文": "ar", "泰文": "th", "越南文": "vi",
-}
 _LABELS_BEFORE = re.compile(r"^\s*(?:source\s*text|original\s*text|text|input|原文|待翻译文本)\s*[:：]\s*", re.I)
 _LABELS_AFTER = re.compile(r"\n\s*(?:translated\s*text|translation|output|译文|翻译结果)\s*[:：]\s*$", re.I)
 # Paragraph separators: a `%%` line (Immersive) or one or more blank lines.
@@ -120,13 +110,11 @@ def is_official(text: str) -> bool:
 @functools.lru_cache(maxsize=1)
 def _language_patterns() -> tuple[re.Pattern, re.Pattern, dict[str, str]]:
     names: dict[str, str] = {}
-    for lang in LANGUAGES:
-        names[lang.english_name.lower()] = lang.code
-        names[lang.chinese_name] = lang.code
-    names.update(_EXTRA_EN)
-    names.update(_EXTRA_ZH)
-    english = sorted((n for n in names if n.isascii()), key=len, reverse=True)
-    chinese = sorted((n for n in names if not n.isascii()), key=len, reverse=True)
+    for lang in LANGUAGES:  # the one language table: names and their variants, English and Chinese
+        for name in (lang.english_name, lang.chinese_name, *lang.names):
+            names[name if _is_cjk(name) else name.lower()] = lang.code
+    english = sorted((n for n in names if not _is_cjk(n)), key=len, reverse=True)
+    chinese = sorted((n for n in names if _is_cjk(n)), key=len, reverse=True)
     name_en = "|".join(re.escape(n) for n in english)
     en = re.compile(
         r"\btranslat\w*\b(?P<between>[^\n]{0,120}?)\b(?:into|to)\s+(?:the\s+)?[\"'“]?(?P<target>" + name_en + r")\b",
@@ -136,14 +124,19 @@ def _language_patterns() -> tuple[re.Pattern, re.Pattern, dict[str, str]]:
     return en, zh, names
 
 
+def _is_cjk(name: str) -> bool:
+    """Names written in Chinese characters go to the Chinese instruction pattern."""
+    return any("\u3400" <= ch <= "\u9fff" for ch in name)
+
+
 def find_instruction(text: str) -> tuple[Language, Language | None, tuple[int, int]] | None:
     """(target, source or None, span of the instruction) of a translation request in `text`."""
     en, zh, names = _language_patterns()
     match = en.search(text) or zh.search(text)
     if match is None:
         return None
-    target = get_language(names[match.group("target").lower() if match.group("target").isascii()
-                                else match.group("target")])
+    name = match.group("target")
+    target = get_language(names[name if _is_cjk(name) else name.lower()])
     source = None
     between = match.groupdict().get("between") or ""
     src = re.search(r"\bfrom\s+(?:the\s+)?(?P<name>[A-Za-z][A-Za-z ()]*?)\s*$", between, re.I)

@@ -21,7 +21,8 @@ def _chat(oai, messages, **kw):
 
 def test_models_lists_the_served_model(oai):
     models = oai.models.list().data
-    assert [m.id for m in models] == ["HY-MT1.5-1.8B"] and models[0].object == "model"
+    # the served id first, then the aliases a client may pick (the family's hub id)
+    assert [m.id for m in models] == ["HY-MT1.5-1.8B", "tencent/HY-MT1.5-1.8B"] and models[0].object == "model"
 
 
 def test_official_prompt_passes_through(oai):

@@ -1,7 +1,7 @@
 import pytest
 
 from hymt.engine.config import EngineConfig
-from hymt.engine.factory import BACKENDS, create_engine
+from hymt.engine.factory import create_engine
 from hymt.engine.native_engine import NativeEngine
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import InvalidInputError
@@ -10,7 +10,7 @@ from hymt.errors import InvalidInputError
 def test_unknown_backend_lists_the_valid_ones():
     with pytest.raises(InvalidInputError, match="native, transformers, openai") as e:
         create_engine("vllm", None)
-    assert e.value.field == "backend" and BACKENDS == ("native", "transformers", "openai")
+    assert e.value.field == "backend"
 
 
 def test_native_backend(tiny_config):

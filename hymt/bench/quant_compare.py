@@ -80,7 +80,8 @@ def run_quant_compare(options: BenchOptions, schemes: tuple[str, ...], *, qualit
                       command: str = "", progress=None) -> QuantCompareResult:
     """Run each scheme (quality pass, then the offline bench) and collect the figures."""
     from hymt.bench.runner import env_info, run_bench
-    from hymt.engine.native_engine import resolve_device, resolve_dtype
+    from hymt.engine.devices import resolve_device
+    from hymt.engine.dtypes import resolve_dtype
 
     say = progress or (lambda msg: print(msg, file=sys.stderr, flush=True))
     device = resolve_device(options.device)

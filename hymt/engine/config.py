@@ -3,10 +3,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hymt.engine.dtypes import KV_CACHE_DTYPE_CHOICES
 from hymt.errors import InvalidInputError
 
 QUANTIZATION_CHOICES = (None, "int8", "int4", "int4-triton", "fp8")
-KV_CACHE_DTYPE_CHOICES = ("auto", "bf16", "fp16", "fp32", "fp8")
+
+__all__ = ["KV_CACHE_DTYPE_CHOICES", "QUANTIZATION_CHOICES", "EngineConfig"]
 
 
 @dataclass(frozen=True)

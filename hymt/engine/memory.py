@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 import torch
 
 from hymt.engine.config import EngineConfig
+from hymt.engine.network.hunyuan_config import HunyuanDenseConfig
 from hymt.errors import EngineError
 
 GB = 1e9
@@ -27,95 +28,6 @@ SAFETY_MARGIN_FRACTION = 0.02
 # The planned graph pool is the largest bucket's, measured; the smaller buckets' captures add
 # what they cannot fit into its freed blocks.
 GRAPH_POOL_SLACK = 1.1
-
-KV_DTYPES = {
-    "bf16": torch.bfloat16,
-    "fp16": torch.float16,
-    "fp32": torch.float32,
-    "fp8": getattr(torch, "float8_e4m3fn", None),
-}
-
-
-@dataclass(frozen=True)
-class KVShape:
-    """The per-layer shape of the paged cache: [num_blocks, block_size, num_kv_heads, head_dim]."""
-
-    num_layers: int
-    num_kv_heads: int
-    head_dim: int
-    dtype: torch.dtype
-
-    @property
-    def bytes_per_token(self) -> int:
-        elem = torch.empty((), dtype=self.dtype).element_size()
-        return 2 * self.num_layers * self.num_kv_heads * self.head_dim * elem  # K and V
-
-    def block_bytes(self, block_size: int) -> int:
-        return self.bytes_per_token * block_size
-
-
-def kv_shape_from_config(model_config: dict, dtype: torch.dtype) -> KVShape:
-    """KV geometry of a hunyuan_v1_dense config.json."""
-    heads = int(model_config["num_attention_heads"])
-    head_dim = model_config.get("head_dim") or model_config.get("attention_head_dim")
-    head_dim = int(head_dim or model_config["hidden_size"] // heads)
-    kv_heads = int(model_config.get("num_key_value_heads") or heads)
-    return KVShape(int(model_config["num_hidden_layers"]), kv_heads, head_dim, dtype)
-
-
-#: Compute capability Triton's float8e4nv (the fp8 KV cache's dtype in the kernels) needs: Ada / Hopper.
-FP8_MIN_CAPABILITY = (8, 9)
-
-
-def kv_cache_dtype(config: EngineConfig, model_dtype: torch.dtype, device: torch.device | str | None = None
-                   ) -> torch.dtype:
-    """The paged cache's dtype for `config.kv_cache_dtype` ("auto" = the model dtype).
-
-    "fp8" is torch.float8_e4m3fn stored WITHOUT a scale (scale 1.0): K is stored after the
-    QK-norm, so its entries are O(1) (times the norm weight), and V, the projection of an
-    RMS-normed hidden state, is expected to be of the same order (not yet measured on the
-    real checkpoints; tools/gpu_check_model.py is where to look). e4m3 keeps 3 mantissa bits
-    (relative rounding error <= 2^-4) over [2^-6, 448]; smaller magnitudes lose precision
-    (subnormals down to 2^-9, below that 0) and values beyond +-448 saturate at +-448
-    (kv_store.to_cache_dtype; the Triton store uses a saturating cast). A per-tensor scale
-    would only be needed for activations outside that range. Half the bytes of bf16, so
-    twice the KV blocks at the same budget.
-
-    On CUDA, fp8 needs compute capability >= 8.9 (FP8_MIN_CAPABILITY); older GPUs get an
-    EngineError naming the values valid there. `device` None skips that check.
-    """
-    if config.kv_cache_dtype == "auto":
-        return model_dtype
-    dtype = KV_DTYPES[config.kv_cache_dtype]
-    if dtype is None:
-        raise EngineError(f"kv_cache_dtype {config.kv_cache_dtype!r} needs a torch build with float8")
-    if config.kv_cache_dtype == "fp8" and device is not None:
-        check_fp8_kv_device(torch.device(device))
-    return dtype
-
-
-def check_fp8_kv_device(device: torch.device) -> None:
-    """EngineError when `device` is a GPU too old for an fp8 KV cache (CPU is always fine)."""
-    if device.type != "cuda":
-        return
-    capability = torch.cuda.get_device_capability(device)
-    if tuple(capability) >= FP8_MIN_CAPABILITY:
-        return
-    valid = ", ".join(repr(name) for name in ("auto", *KV_DTYPES) if name != "fp8")
-    need = ".".join(map(str, FP8_MIN_CAPABILITY))
-    raise EngineError(
-        f"kv_cache_dtype 'fp8' needs a GPU of compute capability >= {need} (Ada, Hopper or newer; "
-        f"Triton's float8e4nv); {device} is {capability[0]}.{capability[1]}. "
-        f"Valid kv_cache_dtype values on this device: {valid}"
-    )
-
-
-def kv_dtype_name(dtype: torch.dtype) -> str:
-    """The EngineConfig name of a cache dtype ("bf16", "fp8", ...); str(dtype) for others."""
-    for name, known in KV_DTYPES.items():
-        if known is not None and known == dtype:
-            return name
-    return str(dtype).removeprefix("torch.")
 
 
 @dataclass(frozen=True)
@@ -181,17 +93,13 @@ def budget_bytes(config: EngineConfig, device_total_bytes: int) -> int:
 
 def estimate_weight_bytes(model_config: dict, dtype: torch.dtype, quantization: str | None = None) -> int:
     """Bytes of a hunyuan_v1_dense model's weights, from config.json alone (pre-load check)."""
-    h = int(model_config["hidden_size"])
-    inter = int(model_config["intermediate_size"])
-    vocab = int(model_config["vocab_size"])
-    kv = kv_shape_from_config(model_config, dtype)
-    q_width = int(model_config["num_attention_heads"]) * kv.head_dim
-    kv_width = kv.num_kv_heads * kv.head_dim
-    linear = kv.num_layers * (h * q_width + 2 * h * kv_width + q_width * h + 3 * h * inter)
-    other = vocab * h * (1 if model_config.get("tie_word_embeddings", True) else 2)
-    other += kv.num_layers * (2 * h + 2 * kv.head_dim) + h
+    cfg = HunyuanDenseConfig.from_dict(model_config)
+    h, layers = cfg.hidden_size, cfg.num_layers
+    linear = layers * (h * cfg.q_size + 2 * h * cfg.kv_size + cfg.q_size * h + 3 * h * cfg.intermediate_size)
+    other = cfg.vocab_size * h * (1 if cfg.tie_word_embeddings else 2)
+    other += layers * (2 * h + 2 * cfg.head_dim) + h
     elem = torch.empty((), dtype=dtype).element_size()
-    per_linear = elem
+    per_linear: float = elem
     if quantization is not None:
         from hymt.engine.quant.schemes import SCHEMES
 

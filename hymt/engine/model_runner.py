@@ -19,8 +19,9 @@ from hymt.engine import memory as mem
 from hymt.engine.batch import ScheduledSeq, StepBatch
 from hymt.engine.config import EngineConfig
 from hymt.engine.cuda_graph import DecodeGraphs, graph_buckets
+from hymt.engine.dtypes import kv_cache_dtype, kv_cache_dtype_name
 from hymt.engine.input_buffers import InputBuffers, StepLayout
-from hymt.engine.network.hunyuan_dense import allocate_kv_cache
+from hymt.engine.network.hunyuan_dense import allocate_kv_cache, kv_bytes_per_block
 from hymt.engine.sampler import Sampler
 from hymt.engine.sampling import SamplingParams
 from hymt.engine.sequence import Sequence
@@ -56,16 +57,13 @@ class ModelRunner:
         self.dtype = dtype
         self.is_cuda = self.device.type == "cuda"
         # Before loading the weights: an fp8 cache on a GPU without fp8 fails fast.
-        self.kv_dtype = mem.kv_cache_dtype(config, dtype, self.device)
+        self.kv_dtype = kv_cache_dtype(config.kv_cache_dtype, dtype, self.device)
         self.block_size = config.block_size
         self.max_cols = -(-config.max_model_len // config.block_size)
         self.budget_bytes = self._check_budget_before_load(getattr(source, "config", source))
         self.model = self._load_measured(source, random_weights, model)
         self.vocab_size = int(self.model.vocab_size)
-        self.kv_block_bytes = (
-            2 * self.model.num_layers * self.block_size * self.model.num_kv_heads * self.model.head_dim
-            * torch.empty((), dtype=self.kv_dtype).element_size()
-        )
+        self.kv_block_bytes = kv_bytes_per_block(self.model, self.block_size, self.kv_dtype)
         max_tokens = max(config.max_num_batched_tokens, config.max_num_seqs)
         self.buffers = InputBuffers(max_tokens, config.max_num_seqs, self.max_cols, self.device)
         self.sampler = Sampler(self.vocab_size, config.max_num_seqs, self.device)
@@ -304,7 +302,7 @@ class ModelRunner:
             cuda_graph_planned_bytes=self.graph_planned_bytes,
             sampler_bytes=self.sampler.state_bytes,
             peak_bytes=peak,
-            kv_cache_dtype=mem.kv_dtype_name(self.kv_dtype),
+            kv_cache_dtype=kv_cache_dtype_name(self.kv_dtype),
         )
 
     def close(self) -> None:

@@ -27,6 +27,8 @@ import torch
 
 from hymt.engine.block_manager import BlockManager
 from hymt.engine.config import EngineConfig
+from hymt.engine.devices import resolve_device
+from hymt.engine.dtypes import resolve_dtype
 from hymt.engine.interface import Engine, EngineStats
 from hymt.engine.memory import MemoryReport
 from hymt.engine.model_runner import ModelRunner
@@ -39,38 +41,6 @@ from hymt.errors import EngineError, InvalidInputError
 from hymt.gc_tuning import tune_collector, untune_collector
 
 log = logging.getLogger(__name__)
-
-DTYPES = {"bfloat16": torch.bfloat16, "bf16": torch.bfloat16, "float16": torch.float16,
-          "fp16": torch.float16, "half": torch.float16, "float32": torch.float32, "fp32": torch.float32}
-
-
-def resolve_device(device: str | torch.device | None) -> torch.device:
-    """Default: CUDA when available, else CPU."""
-    if device is None:
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    try:
-        dev = torch.device(device)
-    except (RuntimeError, TypeError) as e:
-        raise InvalidInputError(f"device {device!r} is not a torch device (e.g. 'cuda', 'cuda:1', 'cpu')",
-                                field="device") from e
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        raise InvalidInputError("device 'cuda' requested but CUDA is not available; use device='cpu'",
-                                field="device")
-    if dev.type == "cuda" and dev.index is None:
-        dev = torch.device("cuda", torch.cuda.current_device())
-    return dev
-
-
-def resolve_dtype(dtype: str | torch.dtype | None, device: torch.device) -> torch.dtype:
-    """Default: bfloat16 on CUDA, float32 on CPU."""
-    if dtype is None:
-        return torch.bfloat16 if device.type == "cuda" else torch.float32
-    if isinstance(dtype, torch.dtype):
-        return dtype
-    if dtype in DTYPES:
-        return DTYPES[dtype]
-    raise InvalidInputError(f"dtype must be one of {sorted(DTYPES)}, got {dtype!r}", field="dtype")
-
 
 def _eos_ids(model_config: dict) -> tuple[int, ...]:
     eos = model_config.get("eos_token_id")

@@ -14,6 +14,7 @@ import torch
 from hymt.engine import memory as mem
 from hymt.engine.batch import ScheduledSeq, StepBatch
 from hymt.engine.config import KV_CACHE_DTYPE_CHOICES, EngineConfig
+from hymt.engine.dtypes import kv_cache_dtype, kv_cache_dtype_name
 from hymt.engine.model_runner import ModelRunner
 from hymt.engine.network.hunyuan_dense import kv_bytes_per_block
 from hymt.errors import EngineError, InvalidInputError
@@ -40,30 +41,28 @@ def test_invalid_kv_cache_dtype_names_the_valid_values():
 
 
 def test_names_resolve_to_torch_dtypes():
-    assert mem.kv_cache_dtype(EngineConfig(), torch.bfloat16) is torch.bfloat16  # auto = the model's
-    assert mem.kv_cache_dtype(EngineConfig(kv_cache_dtype="fp8"), torch.bfloat16, "cpu") is torch.float8_e4m3fn
-    assert mem.kv_cache_dtype(EngineConfig(kv_cache_dtype="fp16"), torch.float32) is torch.float16
-    assert [mem.kv_dtype_name(d) for d in (torch.bfloat16, torch.float8_e4m3fn, torch.float32)] == [
+    assert kv_cache_dtype("auto", torch.bfloat16) is torch.bfloat16  # auto = the model's
+    assert kv_cache_dtype("fp8", torch.bfloat16, torch.device("cpu")) is torch.float8_e4m3fn
+    assert kv_cache_dtype("fp16", torch.float32) is torch.float16
+    assert [kv_cache_dtype_name(d) for d in (torch.bfloat16, torch.float8_e4m3fn, torch.float32)] == [
         "bf16", "fp8", "fp32"]
 
 
 def test_fp8_on_a_gpu_older_than_sm89_is_refused(monkeypatch):
-    fp8 = EngineConfig(kv_cache_dtype="fp8")
+    gpu = torch.device("cuda:0")
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (8, 0))  # A100
     with pytest.raises(EngineError, match=r"compute capability >= 8\.9.*cuda:0 is 8\.0") as info:
-        mem.kv_cache_dtype(fp8, torch.bfloat16, "cuda:0")
+        kv_cache_dtype("fp8", torch.bfloat16, gpu)
     assert "valid kv_cache_dtype values on this device: 'auto', 'bf16', 'fp16', 'fp32'" in str(info.value).lower()
-    assert mem.kv_cache_dtype(EngineConfig(kv_cache_dtype="bf16"), torch.bfloat16, "cuda:0") is torch.bfloat16
+    assert kv_cache_dtype("bf16", torch.bfloat16, gpu) is torch.bfloat16
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (9, 0))  # H100 / H200
-    assert mem.kv_cache_dtype(fp8, torch.bfloat16, "cuda:0") is torch.float8_e4m3fn
+    assert kv_cache_dtype("fp8", torch.bfloat16, gpu) is torch.float8_e4m3fn
 
 
 def test_fp8_doubles_the_block_count_at_the_same_budget(tiny_config):
     bf16 = kv_bytes_per_block(tiny_config, 16, torch.bfloat16)
     fp8 = kv_bytes_per_block(tiny_config, 16, torch.float8_e4m3fn)
     assert bf16 == 2 * 2 * 16 * 2 * 16 * 2 and fp8 * 2 == bf16  # K+V x layers x tokens x heads x dim x bytes
-    shape = mem.kv_shape_from_config(tiny_config, torch.float8_e4m3fn)
-    assert shape.block_bytes(16) == fp8
     plan = dict(budget=8 * 10**9, used=5 * 10**9, min_blocks=10)
     blocks_bf16 = mem.plan_kv_blocks(block_bytes=bf16, **plan)
     blocks_fp8 = mem.plan_kv_blocks(block_bytes=fp8, **plan)

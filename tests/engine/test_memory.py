@@ -3,6 +3,7 @@ import torch
 
 from hymt.engine import memory as mem
 from hymt.engine.config import EngineConfig
+from hymt.engine.network import kv_bytes_per_block
 from hymt.errors import EngineError
 
 HY_1_8B = dict(hidden_size=2048, intermediate_size=6144, vocab_size=120818, num_hidden_layers=32,
@@ -15,8 +16,8 @@ def test_real_shapes_match_the_derived_sizes():
     # docs/reference/models.md §2.1: 1.791 B params (3.58 GB bf16), 64 KiB KV per token; 7B: 15.0 GB, 128 KiB
     assert mem.estimate_weight_bytes(HY_1_8B, torch.bfloat16) == pytest.approx(3.58e9, rel=0.005)
     assert mem.estimate_weight_bytes(HY_7B, torch.bfloat16) == pytest.approx(15.0e9, rel=0.005)
-    assert mem.kv_shape_from_config(HY_1_8B, torch.bfloat16).bytes_per_token == 64 * 1024
-    assert mem.kv_shape_from_config(HY_7B, torch.bfloat16).block_bytes(16) == 16 * 128 * 1024
+    assert kv_bytes_per_block(HY_1_8B, 1, torch.bfloat16) == 64 * 1024
+    assert kv_bytes_per_block(HY_7B, 16, torch.bfloat16) == 16 * 128 * 1024
     # int8 weights halve the linear layers, not the (bf16) embedding
     int8 = mem.estimate_weight_bytes(HY_1_8B, torch.bfloat16, "int8")
     assert 3.58e9 / 2 < int8 < 3.58e9 * 0.6

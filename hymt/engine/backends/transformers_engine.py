@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 import torch
 
+from hymt.engine.devices import resolve_device
+from hymt.engine.dtypes import resolve_dtype
 from hymt.engine.interface import Engine, EngineStats
 from hymt.engine.outputs import RequestOutput
 from hymt.engine.sampling import SamplingParams
@@ -262,27 +264,12 @@ def _as_checkpoint(model: Any):
     )
 
 
-def resolve_device_dtype(
-    device: str | torch.device | None, dtype: str | torch.dtype | None
-) -> tuple[torch.device, torch.dtype]:
-    """Defaults: CUDA + bfloat16 when a GPU is present, else CPU + float32."""
-    dev = torch.device(device) if device is not None else torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if dtype is None:
-        return dev, (torch.bfloat16 if dev.type == "cuda" else torch.float32)
-    if isinstance(dtype, torch.dtype):
-        return dev, dtype
-    names = {"bf16": torch.bfloat16, "bfloat16": torch.bfloat16, "fp16": torch.float16, "float16": torch.float16,
-             "half": torch.float16, "fp32": torch.float32, "float32": torch.float32, "float": torch.float32}
-    if dtype not in names:
-        raise InvalidInputError(f"dtype must be one of {sorted(names)}, got {dtype!r}", field="dtype")
-    return dev, names[dtype]
-
-
 def load_hf_model(path: str | Path, *, device=None, dtype=None) -> torch.nn.Module:
     """The transformers model of a checkpoint directory, on `device` in `dtype`, in eval mode."""
     from transformers import AutoModelForCausalLM
 
-    dev, dt = resolve_device_dtype(device, dtype)
+    dev = resolve_device(device)
+    dt = resolve_dtype(dtype, dev)
     try:
         model = AutoModelForCausalLM.from_pretrained(str(path), dtype=dt)
     except (OSError, ValueError, KeyError, ImportError) as exc:

@@ -20,11 +20,12 @@ from hymt.engine.batch import ScheduledSeq, StepBatch
 from hymt.engine.config import EngineConfig
 from hymt.engine.cuda_graph import DecodeGraphs, graph_buckets
 from hymt.engine.dtypes import kv_cache_dtype, kv_cache_dtype_name
-from hymt.engine.input_buffers import InputBuffers, StepLayout
+from hymt.engine.input_buffers import InputBuffers
 from hymt.engine.network.hunyuan_dense import allocate_kv_cache, kv_bytes_per_block
 from hymt.engine.sampler import Sampler
 from hymt.engine.sampling import SamplingParams
 from hymt.engine.sequence import Sequence
+from hymt.engine.step_inputs import StepLayout
 from hymt.errors import EngineError
 
 log = logging.getLogger(__name__)

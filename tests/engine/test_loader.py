@@ -8,9 +8,10 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
-from hymt.engine.layers import SeqChunk, build_attention_metadata
+from hymt.engine.batch import ScheduledSeq, StepBatch
 from hymt.engine.loader import load_model
 from hymt.engine.network import allocate_kv_cache
+from hymt.engine.step_inputs import build_step_inputs
 from hymt.errors import InvalidInputError, ModelLoadError
 
 CONFIG = dict(
@@ -64,9 +65,9 @@ def write(path, state: dict, cfg: dict = CONFIG, shards: int = 1):
 
 def logits_of(model, ids=(3, 1, 4, 1, 5, 9, 2, 6)) -> torch.Tensor:
     caches = allocate_kv_cache(model, 4, 4, model.dtype, "cpu")
-    meta = build_attention_metadata([SeqChunk(0, len(ids), (2, 0))], 4, "cpu", all_logits=True)
+    inputs = build_step_inputs(StepBatch([ScheduledSeq(0, list(ids), 0, [2, 0], True)]), 4, "cpu", all_logits=True)
     with torch.no_grad():
-        return model.compute_logits(model(torch.tensor(ids), meta, caches))
+        return model.compute_logits(model(inputs.input_ids, inputs.metadata, caches))
 
 
 def test_single_file_fuses_projections(tmp_path):

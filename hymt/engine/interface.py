@@ -10,7 +10,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
 from hymt.engine.outputs import RequestOutput
+from hymt.engine.run_to_completion import run_to_completion
 from hymt.engine.sampling import SamplingParams
+from hymt.errors import InvalidInputError
 
 
 class Engine(ABC):
@@ -18,7 +20,7 @@ class Engine(ABC):
 
     Callers add requests at any time, call `step()` until `has_unfinished()` is False, and
     read one `RequestOutput` per request that made progress in that step. `generate` is the
-    offline convenience built on the three primitives.
+    offline convenience built on these primitives (run_to_completion.py).
     """
 
     #: Token ids that end generation by default (the checkpoint's eos / generation_config).
@@ -50,24 +52,18 @@ class Engine(ABC):
         prompts: Sequence[Sequence[int]],
         params: SamplingParams | Sequence[SamplingParams],
     ) -> list[RequestOutput]:
-        """Run every prompt to completion; results come back in input order."""
+        """Run every prompt to completion (run_to_completion); results come back in input order."""
         if isinstance(params, SamplingParams):
             params = [params] * len(prompts)
         if len(params) != len(prompts):
-            raise ValueError(f"got {len(prompts)} prompts but {len(params)} SamplingParams")
-        ids = [self.add_request(p, sp) for p, sp in zip(prompts, params)]
-        done: dict[str, RequestOutput] = {}
-        while self.has_unfinished():
-            for out in self.step():
-                if out.finished:
-                    done[out.request_id] = out
-        return [done[i] for i in ids]
+            raise InvalidInputError(f"got {len(prompts)} prompts but {len(params)} SamplingParams", field="params")
+        return run_to_completion(self, zip(prompts, params))
 
     def stats(self) -> EngineStats:
         """Counters for metrics endpoints; backends override what they know."""
         return EngineStats()
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - optional: engines holding nothing keep this default
         """Release devices and threads. Idempotent."""
 
 

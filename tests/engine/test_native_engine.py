@@ -3,6 +3,7 @@ import pytest
 from hymt.engine.config import EngineConfig
 from hymt.engine.interface import EngineStats
 from hymt.engine.native_engine import NativeEngine
+from hymt.engine.run_to_completion import run_to_completion
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import EngineError, InvalidInputError
 
@@ -23,11 +24,10 @@ def engine(tiny_config):
 PROMPTS = [[5, 6, 7], [8, 9, 10, 11, 12, 13, 14], [20] * 12, [33]]
 
 
-def run(engine, prompt_ids, params, rid=None):
-    rid = engine.add_request(prompt_ids, params, rid)
+def run(engine, prompt_ids, params):
+    """Every output of one request, step by step."""
     steps = []
-    while engine.has_unfinished():
-        steps.extend(o for o in engine.step() if o.request_id == rid)
+    run_to_completion(engine, [(prompt_ids, params)], on_output=steps.append)
     return steps
 
 

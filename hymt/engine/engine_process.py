@@ -95,8 +95,6 @@ class _Step:
 class EngineProcess(Engine):
     """Runs `spec.build()` in a spawned child; blocks until it is loaded (or raises ModelLoadError)."""
 
-    supports_final_only = True
-
     def __init__(self, spec: EngineSpec, *, start_timeout_s: float = 1800.0):
         self._inflight: dict[str, tuple[list[int], list[int]]] = {}  # id -> (prompt ids, tokens so far)
         self._commands: list[tuple] = []
@@ -128,15 +126,15 @@ class EngineProcess(Engine):
 
     # -- Engine ------------------------------------------------------------------------------
     def add_request(self, prompt_token_ids: Sequence[int], params: SamplingParams,
-                    request_id: str | None = None, *, deltas: bool = True) -> str:
-        """deltas=False: the child sends this request's tokens once, when it finishes."""
+                    request_id: str | None = None, *, final_only: bool = False) -> str:
+        """final_only: the child sends this request's tokens once, when it finishes."""
         self._check_alive()
         if request_id is None:
             request_id = f"proc-{self._count}"
             self._count += 1
         prompt = list(prompt_token_ids)
         self._inflight[request_id] = (prompt, [])
-        self._commands.append(("add", request_id, prompt, params, deltas))
+        self._commands.append(("add", request_id, prompt, params, final_only))
         return request_id
 
     def abort(self, request_id: str) -> None:
@@ -324,13 +322,13 @@ class _ChildLoop:
             self.engine.abort(command[1])
             self.final_only.discard(command[1])
             return
-        _, rid, prompt, params, deltas = command
+        _, rid, prompt, params, final_only = command
         try:
-            self.engine.add_request(prompt, params, request_id=rid)
+            self.engine.add_request(prompt, params, request_id=rid, final_only=final_only)
         except Exception as exc:  # noqa: BLE001 - fails only this request, in the parent
             self.rejected.append((rid, _picklable(exc)))
             return
-        if not deltas:
+        if final_only:
             self.final_only.add(rid)
 
     def _step(self) -> None:

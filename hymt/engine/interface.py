@@ -25,15 +25,23 @@ class Engine(ABC):
 
     #: Token ids that end generation by default (the checkpoint's eos / generation_config).
     stop_token_ids: tuple[int, ...] = ()
-    #: add_request takes `deltas=False`: then the request's outputs before the final one may
-    #: be left out (an engine in another process saves sending them).
-    supports_final_only: bool = False
 
     @abstractmethod
     def add_request(
-        self, prompt_token_ids: Sequence[int], params: SamplingParams, request_id: str | None = None
+        self,
+        prompt_token_ids: Sequence[int],
+        params: SamplingParams,
+        request_id: str | None = None,
+        *,
+        final_only: bool = False,
     ) -> str:
-        """Queue one request; returns its id (generated when not given)."""
+        """Queue one request; returns its id (generated when not given).
+
+        final_only: the caller reads only the request's final output. The engine may then
+        leave out the outputs before it (an engine in another process saves sending them);
+        the new_token_ids of the outputs it does return still add up to the final token_ids.
+        Engines that save nothing by it return every output as usual.
+        """
 
     @abstractmethod
     def step(self) -> list[RequestOutput]:

@@ -125,7 +125,8 @@ class NativeEngine(Engine):
 
     # -- Engine interface ---------------------------------------------------------------------
     def add_request(self, prompt_token_ids: Seq[int], params: SamplingParams,
-                    request_id: str | None = None) -> str:
+                    request_id: str | None = None, *, final_only: bool = False) -> str:
+        # final_only saves nothing here: a step's outputs cost less than telling them apart.
         self._check_open()
         prompt = self._validate_prompt(prompt_token_ids)
         if not isinstance(params, SamplingParams):

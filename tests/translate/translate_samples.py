@@ -94,7 +94,7 @@ class ScriptedEngine(Engine):
         self._live: dict[str, list] = {}  # id -> [prompt ids, answer ids, emitted]
         self._ids = itertools.count()
 
-    def add_request(self, prompt_token_ids, params, request_id=None) -> str:
+    def add_request(self, prompt_token_ids, params, request_id=None, *, final_only=False) -> str:
         request_id = request_id or f"s{next(self._ids)}"
         user = self.checkpoint.decode(list(prompt_token_ids), skip_special_tokens=True)
         self.prompts.append((user, params))

@@ -111,8 +111,10 @@ class TransformersEngine(Engine):
     # -- Engine interface -------------------------------------------------------------------
 
     def add_request(
-        self, prompt_token_ids: Sequence[int], params: SamplingParams, request_id: str | None = None
+        self, prompt_token_ids: Sequence[int], params: SamplingParams, request_id: str | None = None, *,
+        final_only: bool = False,
     ) -> str:
+        # Every output of this engine is a final one: final_only changes nothing.
         prompt = [int(t) for t in prompt_token_ids]
         if not prompt:
             raise InvalidInputError("prompt_token_ids must not be empty", field="prompt_token_ids")

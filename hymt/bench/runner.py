@@ -48,7 +48,7 @@ def _source(options: BenchOptions):
 
 
 def _memory(engine, device: torch.device) -> MemoryResult:
-    report = engine.memory_report() if hasattr(engine, "memory_report") else None
+    report = engine.memory_report()
     report_dict = report.to_dict() if report is not None else None
     if device.type != "cuda":
         return MemoryResult(str(device), 0, 0, 0, report_dict)

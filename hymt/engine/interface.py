@@ -8,11 +8,41 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from dataclasses import dataclass
 
+from hymt.engine.memory_report import MemoryReport
 from hymt.engine.outputs import RequestOutput
 from hymt.engine.run_to_completion import run_to_completion
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import InvalidInputError
+
+
+@dataclass(frozen=True)
+class EngineStats:
+    """A snapshot of engine load, read by the server's /metrics.
+
+    Attributes:
+        num_running: sequences in the running batch.
+        num_waiting: sequences queued for admission.
+        kv_blocks_total / kv_blocks_used: paged-KV occupancy (0 where not paged).
+        gpu_memory_bytes: device memory the engine holds now (0 on CPU).
+        generated_tokens_total: tokens generated since start.
+        generation_steps_total: engine steps (model calls) that generated a token since start;
+            generated / steps is the mean batch the engine ran.
+        prompt_tokens_total: prompt tokens computed since start.
+        engine_process_cpu_seconds: CPU time of the engine's own process (an EngineProcess
+            child) since it started; 0 when the engine runs in the caller's process.
+    """
+
+    num_running: int = 0
+    num_waiting: int = 0
+    kv_blocks_total: int = 0
+    kv_blocks_used: int = 0
+    gpu_memory_bytes: int = 0
+    generated_tokens_total: int = 0
+    generation_steps_total: int = 0
+    prompt_tokens_total: int = 0
+    engine_process_cpu_seconds: float = 0.0
 
 
 class Engine(ABC):
@@ -71,36 +101,13 @@ class Engine(ABC):
         """Counters for metrics endpoints; backends override what they know."""
         return EngineStats()
 
+    def memory_report(self) -> MemoryReport | None:
+        """Where the engine's device memory went; None for engines that do not plan it."""
+        return None
+
+    def device_name(self) -> str | None:
+        """The device the engine computes on ("cuda:0", "cpu"); None when it is not local."""
+        return None
+
     def close(self) -> None:  # noqa: B027 - optional: engines holding nothing keep this default
         """Release devices and threads. Idempotent."""
-
-
-from dataclasses import dataclass  # noqa: E402  (kept next to its only user)
-
-
-@dataclass(frozen=True)
-class EngineStats:
-    """A snapshot of engine load, read by the server's /metrics.
-
-    Attributes:
-        num_running: sequences in the running batch.
-        num_waiting: sequences queued for admission.
-        kv_blocks_total / kv_blocks_used: paged-KV occupancy (0 where not paged).
-        gpu_memory_bytes: device memory the engine holds now (0 on CPU).
-        generated_tokens_total: tokens generated since start.
-        generation_steps_total: engine steps (model calls) that generated a token since start;
-            generated / steps is the mean batch the engine ran.
-        prompt_tokens_total: prompt tokens computed since start.
-        engine_process_cpu_seconds: CPU time of the engine's own process (an EngineProcess
-            child) since it started; 0 when the engine runs in the caller's process.
-    """
-
-    num_running: int = 0
-    num_waiting: int = 0
-    kv_blocks_total: int = 0
-    kv_blocks_used: int = 0
-    gpu_memory_bytes: int = 0
-    generated_tokens_total: int = 0
-    generation_steps_total: int = 0
-    prompt_tokens_total: int = 0
-    engine_process_cpu_seconds: float = 0.0

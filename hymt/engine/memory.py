@@ -1,4 +1,4 @@
-"""Memory budget -> number of KV blocks, and the memory report the engine logs.
+"""Memory budget arithmetic: the budget, the weights it must hold, and what is left for KV blocks.
 
 On CUDA the budget is `EngineConfig.gpu_memory_gb` (GB = 1e9 bytes) or
 `gpu_memory_utilization` x total device memory. Weights, the sampler's state, the activation
@@ -12,15 +12,13 @@ max_model_len capped at CPU_KV_CAP_BYTES.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-
 import torch
 
 from hymt.engine.config import EngineConfig
+from hymt.engine.memory_report import GB
 from hymt.engine.network.hunyuan_config import HunyuanDenseConfig
 from hymt.errors import EngineError
 
-GB = 1e9
 CPU_KV_CAP_BYTES = 256 * 2**20
 # Slack for allocator fragmentation, cuBLAS/Triton workspaces and graph-pool growth.
 SAFETY_MARGIN_BYTES = 256 * 2**20
@@ -28,60 +26,6 @@ SAFETY_MARGIN_FRACTION = 0.02
 # The planned graph pool is the largest bucket's, measured; the smaller buckets' captures add
 # what they cannot fit into its freed blocks.
 GRAPH_POOL_SLACK = 1.1
-
-
-@dataclass(frozen=True)
-class MemoryReport:
-    """Where the engine's device memory goes; `hymt bench` and the server log print it.
-
-    Attributes:
-        device: "cuda:0", "cpu", ...
-        budget_bytes: the budget the KV cache was sized from (None on CPU or with num_kv_blocks).
-        device_total_bytes: the device's memory (0 on CPU).
-        weights_bytes: model weights as loaded (after quantization).
-        kv_cache_bytes / num_kv_blocks / kv_block_bytes / block_size: the paged cache.
-        kv_cache_dtype: the cache's element type, as EngineConfig names it ("bf16", "fp8", ...).
-        activation_bytes: peak extra memory of a max_num_batched_tokens forward + sampling.
-        cuda_graph_bytes: memory held by the captured decode graphs (0 when eager).
-        cuda_graph_planned_bytes: what the KV sizing set aside for them (measured on the
-            largest bucket before the cache existed).
-        sampler_bytes: the sampler's per-sequence penalty table.
-        peak_bytes: the most the caching allocator has held since the engine started.
-    """
-
-    device: str
-    budget_bytes: int | None
-    device_total_bytes: int
-    weights_bytes: int
-    kv_cache_bytes: int
-    num_kv_blocks: int
-    kv_block_bytes: int
-    block_size: int
-    activation_bytes: int
-    cuda_graph_bytes: int
-    cuda_graph_planned_bytes: int
-    sampler_bytes: int
-    peak_bytes: int
-    kv_cache_dtype: str
-
-    @property
-    def kv_tokens(self) -> int:
-        return self.num_kv_blocks * self.block_size
-
-    def to_dict(self) -> dict:
-        return {**asdict(self), "kv_tokens": self.kv_tokens}
-
-    def format(self) -> str:
-        def gb(x: int | None) -> str:
-            return "-" if x is None else f"{x / GB:.2f} GB"
-
-        return (
-            f"memory on {self.device}: budget {gb(self.budget_bytes)}, weights {gb(self.weights_bytes)}, "
-            f"KV {self.kv_cache_dtype} {gb(self.kv_cache_bytes)} ({self.num_kv_blocks} blocks x "
-            f"{self.block_size} tokens = {self.kv_tokens} tokens), activations {gb(self.activation_bytes)}, "
-            f"CUDA graphs {gb(self.cuda_graph_bytes)} (planned {gb(self.cuda_graph_planned_bytes)}), sampler {gb(self.sampler_bytes)}, "
-            f"peak {gb(self.peak_bytes)}"
-        )
 
 
 def budget_bytes(config: EngineConfig, device_total_bytes: int) -> int:

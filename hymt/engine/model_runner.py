@@ -21,6 +21,7 @@ from hymt.engine.config import EngineConfig
 from hymt.engine.cuda_graph import DecodeGraphs, graph_buckets
 from hymt.engine.dtypes import kv_cache_dtype, kv_cache_dtype_name
 from hymt.engine.input_buffers import InputBuffers
+from hymt.engine.memory_report import MemoryReport
 from hymt.engine.network.hunyuan_dense import allocate_kv_cache, kv_bytes_per_block
 from hymt.engine.sampler import Sampler
 from hymt.engine.sampling import SamplingParams
@@ -282,14 +283,14 @@ class ModelRunner:
         return self.model.compute_logits(hidden)  # [num_sample, vocab]
 
     # -- reporting --------------------------------------------------------------------------
-    def memory_report(self) -> mem.MemoryReport:
+    def memory_report(self) -> MemoryReport:
         kv_bytes = self.num_kv_blocks * self.kv_block_bytes
         if self.is_cuda:
             total = torch.cuda.get_device_properties(self.device).total_memory
             peak = torch.cuda.max_memory_reserved(self.device)
         else:
             total, peak = 0, self.weights_bytes + kv_bytes + self.sampler.state_bytes
-        return mem.MemoryReport(
+        return MemoryReport(
             device=str(self.device),
             budget_bytes=self.budget_bytes if self.config.num_kv_blocks is None else None,
             device_total_bytes=total,

@@ -30,7 +30,7 @@ from hymt.engine.config import EngineConfig
 from hymt.engine.devices import resolve_device
 from hymt.engine.dtypes import resolve_dtype
 from hymt.engine.interface import Engine, EngineStats
-from hymt.engine.memory import MemoryReport
+from hymt.engine.memory_report import MemoryReport
 from hymt.engine.model_runner import ModelRunner
 from hymt.engine.outputs import RequestOutput
 from hymt.engine.sampling import SamplingParams
@@ -218,6 +218,9 @@ class NativeEngine(Engine):
 
     def memory_report(self) -> MemoryReport:
         return self.runner.memory_report()
+
+    def device_name(self) -> str:
+        return str(self.device)
 
     def close(self) -> None:
         if self._closed:

@@ -46,7 +46,8 @@ def test_same_greedy_tokens_as_the_engine_in_process(proc_engine, tiny_dir):
     got = proc_engine.generate(prompts, GREEDY)
     assert [o.token_ids for o in got] == expected
     assert all(o.finished and o.finish_reason == "length" and len(o.token_ids) == 12 for o in got)
-    assert proc_engine.stop_token_ids and proc_engine.device == "cpu" and proc_engine.backend == "native"
+    assert proc_engine.stop_token_ids and proc_engine.device_name() == "cpu" and proc_engine.backend == "native"
+    assert proc_engine.memory_report().device == "cpu"  # planned in the child, sent once
     assert proc_engine.stats().generated_tokens_total >= 36  # stats come back from the child
 
 

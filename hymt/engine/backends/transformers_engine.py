@@ -151,6 +151,9 @@ class TransformersEngine(Engine):
             prompt_tokens_total=self._prompt_tokens,
         )
 
+    def device_name(self) -> str:
+        return str(self.device)
+
     def close(self) -> None:
         self._queue.clear()
 

@@ -9,13 +9,12 @@ the host applies n-1's results, builds its outputs and plans n+1 while the GPU c
 Decode inputs the host has not seen come from n-1's device tensor; a request that hits a stop
 token at n-1 has one wasted token computed at n; `step()` returns the outputs of the step
 before the one it launches, and `has_unfinished()` stays True until the last is read.
-HYMT_OVERLAP=0 turns it off.
+EngineConfig.overlap (HYMT_OVERLAP) turns it on or off.
 """
 from __future__ import annotations
 
 import itertools
 import logging
-import os
 import random
 import time
 from collections.abc import Sequence as Seq
@@ -26,10 +25,11 @@ from typing import Any
 import torch
 
 from hymt.engine.block_manager import BlockManager
-from hymt.engine.config import EngineConfig
+from hymt.engine.config import EngineConfig, with_env_overrides
 from hymt.engine.devices import resolve_device
 from hymt.engine.dtypes import resolve_dtype
 from hymt.engine.interface import Engine, EngineStats
+from hymt.engine.layers.kernel_choice import set_triton_disabled
 from hymt.engine.memory_report import MemoryReport
 from hymt.engine.model_runner import ModelRunner
 from hymt.engine.outputs import RequestOutput
@@ -69,8 +69,9 @@ class NativeEngine(Engine):
         device / dtype: default CUDA + bfloat16 when available, else CPU + float32.
         random_weights: real shapes, random values (benchmarks).
         stop_token_ids: ids ending every request by default; default the checkpoint's eos ids.
-        overlap: plan the next step while the device computes this one; default on for CUDA
-            (HYMT_OVERLAP=0 disables), off on CPU where nothing runs asynchronously.
+
+    The environment overrides some config fields (config.with_env_overrides); `config` is
+    the engine's configuration after them.
     """
 
     def __init__(
@@ -82,7 +83,6 @@ class NativeEngine(Engine):
         dtype: str | torch.dtype | None = None,
         random_weights: bool = False,
         stop_token_ids: Seq[int] | None = None,
-        overlap: bool | None = None,
     ):
         if isinstance(model, (str, Path)):
             from hymt.checkpoint import load_checkpoint
@@ -90,7 +90,8 @@ class NativeEngine(Engine):
             model = load_checkpoint(model)
         self.checkpoint = None if isinstance(model, dict) else model
         model_config = model if isinstance(model, dict) else model.config
-        self.config = config or EngineConfig()
+        self.config = with_env_overrides(config or EngineConfig())
+        self._triton_was_disabled = set_triton_disabled(self.config.disable_triton)
         self.device = resolve_device(device)
         self.dtype = resolve_dtype(dtype, self.device)
         self.config = _fit_to_device_budget(self.config, model_config, self.device, self.dtype)
@@ -109,10 +110,9 @@ class NativeEngine(Engine):
         self._seq_ids = itertools.count()
         self._req_ids = itertools.count()
         self._aborted: list[RequestOutput] = []
-        self.timer = StepTimer(self.device)
-        if overlap is None:
-            overlap = self.device.type == "cuda" and os.environ.get("HYMT_OVERLAP", "1") != "0"
-        self.overlap = overlap
+        self.timer = StepTimer(self.device, mode=self.config.step_profile)
+        overlap = self.config.overlap
+        self.overlap = self.device.type == "cuda" if overlap is None else overlap
         self._inflight: _InFlight | None = None
         # Sampled ids come back through pinned memory, alternating between two buffers: the
         # one of step n-1 is read while step n's copy may be pending.
@@ -230,6 +230,7 @@ class NativeEngine(Engine):
         self.sampler = None
         self.runner.close()
         untune_collector(self._gc_threshold)  # the collector sees the engine's objects again
+        set_triton_disabled(self._triton_was_disabled)
 
     # -- helpers ----------------------------------------------------------------------------
     def _check_open(self) -> None:

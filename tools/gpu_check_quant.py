@@ -11,7 +11,7 @@ then timings against bf16. Run on the GPU machine from the repository root:
     quantizer; Fp8Linear's _scaled_mm path against its float emulation (M = 1, 7, 64, 512).
     PASS when relative L2 < 1e-2 (bf16 output rounding is ~4e-3) and nothing is NaN.
 (b) Timing (CUDA-graph replays, median ms) of each projection shape of the 1.8B and 7B
-    models: bf16 F.linear against int8 / int4 (Triton, our layout: int4-triton) / fp8 and the int4 layer
+    models: bf16 F.linear against int8 / int4 (Triton, our layout) / fp8 and the int4 layer
     as the int4 scheme runs it on CUDA (tg4: tinygemm up to TINYGEMM_MAX_M rows, then
     the Triton kernels on the same words) at M = 1 to 2048, with the weight-read
     bandwidth at M = 1.

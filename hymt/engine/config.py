@@ -16,7 +16,8 @@ from dataclasses import dataclass, replace
 from hymt.engine.dtypes import KV_CACHE_DTYPE_CHOICES
 from hymt.errors import InvalidInputError
 
-QUANTIZATION_CHOICES = (None, "int8", "int4", "int4-triton", "fp8")
+#: The names of quant.schemes.SCHEMES, here without importing torch.
+QUANTIZATION_CHOICES = (None, "int8", "int4", "fp8")
 STEP_PROFILE_CHOICES = ("off", "sync", "cpu")
 
 __all__ = ["KV_CACHE_DTYPE_CHOICES", "QUANTIZATION_CHOICES", "STEP_PROFILE_CHOICES", "EngineConfig",
@@ -43,7 +44,7 @@ class EngineConfig:
         enforce_eager: never capture CUDA graphs.
         cuda_graph_max_bs: largest decode batch captured in a CUDA graph.
         enable_prefix_caching: share full KV blocks between prompts with the same prefix.
-        quantization: weight quantization applied at load: None, "int8", "int4", "int4-triton" or "fp8".
+        quantization: weight quantization applied at load: None, "int8", "int4" or "fp8".
         kv_cache_dtype: "auto" (the model dtype) or an explicit dtype.
         seed: seed of the engine's default generator (requests may carry their own).
         overlap: launch step n before reading step n-1's sampled ids, so the host plans while

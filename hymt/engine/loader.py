@@ -11,7 +11,7 @@ import json
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -245,27 +245,16 @@ def _prequantized_format(config: dict):
     return detect_prequantized(config)
 
 
-def _kernel_variants(scheme) -> list[str]:
-    """Scheme names storing the same weights as `scheme` (int4 and int4-triton): choosing
-    one of them for a pre-quantized checkpoint picks a kernel, it does not re-quantize."""
-    return [name for name, other in _quant().SCHEMES.items()
-            if (other.bits, other.has_zero_point, other.is_fp8) == (scheme.bits, scheme.has_zero_point, scheme.is_fp8)]
-
-
 def _quant_scheme(quantization: str | None, prequantized, device: torch.device):
     """The scheme to build: the checkpoint's own when pre-quantized, else the one asked for."""
     if prequantized is not None:
         own = prequantized.scheme
-        variants = _kernel_variants(own)
-        if quantization is not None and quantization not in variants:
+        if quantization not in (None, own.name):
             raise InvalidInputError(
                 f"the checkpoint is already quantized ({prequantized.name}, {own.name}); "
-                f"quantization={quantization!r} cannot re-quantize it; valid: None or "
-                f"{' or '.join(repr(v) for v in variants)}",
+                f"quantization={quantization!r} cannot re-quantize it; valid: None or {own.name!r}",
                 field="quantization",
             )
-        if quantization is not None and quantization != own.name:
-            own = replace(own, name=quantization, kernel=_quant().SCHEMES[quantization].kernel)
         supported = _quant().supported_schemes(device)
         if own.name not in supported:
             raise InvalidInputError(

@@ -8,7 +8,8 @@ The "int4" scheme, on a CUDA GPU (sm80+) in bf16, repacks the weight once loaded
 (`finalize`) for torch's tinygemm kernel, which reads it 1.5-2x faster than cuBLAS reads bf16
 at a few rows; more rows run Triton kernels reading the same words (tinygemm_kernels.py).
 The repacked weight replaces ours, so memory stays at 4 bits a weight (docs/BENCHMARKS.md has
-the H200 figures against "int4-triton", which keeps our layout, and bf16).
+the H200 figures against our layout, which was the "int4-triton" scheme, and bf16). Where
+tinygemm does not run, `finalize` leaves our layout in place.
 """
 from __future__ import annotations
 

@@ -370,12 +370,10 @@ def test_requantizing_a_prequantized_checkpoint_is_refused(name, checkpoint):
     assert e.value.field == "quantization"
 
 
-def test_a_gptq_checkpoint_may_pick_the_other_int4_kernel_but_not_another_scheme(checkpoint):
+def test_a_gptq_checkpoint_runs_as_int4_and_refuses_another_scheme(checkpoint):
     default = load_model(checkpoint("gptq-int4"), device="cpu")
     assert default.quantization == "int4"  # tinygemm where the device runs it (not on CPU: the reference path)
     assert all(layer.kernel == "tinygemm" for layer in default.modules() if hasattr(layer, "kernel"))
-    model = load_model(checkpoint("gptq-int4"), device="cpu", quantization="int4-triton")
-    assert model.quantization == "int4-triton"
-    assert all(layer.kernel == "triton" for layer in model.modules() if hasattr(layer, "kernel"))
-    with pytest.raises(InvalidInputError, match=r"cannot re-quantize it; valid: None or 'int4' or 'int4-triton'"):
+    assert load_model(checkpoint("gptq-int4"), device="cpu", quantization="int4").quantization == "int4"
+    with pytest.raises(InvalidInputError, match=r"cannot re-quantize it; valid: None or 'int4'"):
         load_model(checkpoint("gptq-int4"), device="cpu", quantization="int8")

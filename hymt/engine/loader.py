@@ -21,6 +21,7 @@ from safetensors import safe_open
 from hymt.engine.devices import resolve_device
 from hymt.engine.dtypes import resolve_dtype
 from hymt.engine.layers.linear import Linear
+from hymt.engine.memory import param_bytes
 from hymt.engine.network.hunyuan_config import HunyuanDenseConfig
 from hymt.engine.network.hunyuan_dense import HunyuanDenseForCausalLM
 from hymt.engine.network.hunyuan_weights import is_ignored, is_legacy, split_legacy, weight_targets
@@ -86,7 +87,7 @@ def load_model(
     model.quantization = None if scheme is None else scheme.name
     if device.type == "cuda":
         torch.cuda.synchronize(device)
-    weight_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
+    weight_bytes = param_bytes(model)
     model.load_stats = LoadStats(time.perf_counter() - t0, weight_bytes, num_tensors, source)
     logger.info(
         "loaded %s (%s%s, %.2f GB on %s) in %.2f s", source, str(dtype).removeprefix("torch."),

@@ -1,5 +1,6 @@
 """Memory budget arithmetic: the budget, the weights it must hold, and what is left for KV blocks.
 
+Pure functions of sizes; memory_planner.py measures the sizes on the device and calls them.
 On CUDA the budget is `EngineConfig.gpu_memory_gb` (GB = 1e9 bytes) or
 `gpu_memory_utilization` x total device memory. Weights, the sampler's state, the activation
 peak of a profiling forward at max_num_batched_tokens, the CUDA-graph pool and a safety margin
@@ -11,6 +12,8 @@ On CPU there is no budget: `num_kv_blocks`, or enough blocks for max_num_seqs se
 max_model_len capped at CPU_KV_CAP_BYTES.
 """
 from __future__ import annotations
+
+from typing import Any
 
 import torch
 
@@ -61,7 +64,6 @@ SMALL_BUDGET_TIERS = (
     (8 * GB, {"max_num_batched_tokens": 4096, "max_num_seqs": 256, "cuda_graph_max_bs": 256}),
     (3 * GB, {"max_num_batched_tokens": 2048, "max_num_seqs": 128, "cuda_graph_max_bs": 128}),
 )
-SMALL_BUDGET_HEADROOM_BYTES, SMALL_BUDGET_STEP = SMALL_BUDGET_TIERS[0]
 
 
 def fit_config_to_budget(config: EngineConfig, budget: int, weight_bytes: int) -> EngineConfig:
@@ -133,3 +135,15 @@ def default_cpu_blocks(config: EngineConfig, block_bytes: int, cap_bytes: int = 
     wanted = config.max_num_seqs * per_seq
     capped = max(per_seq, cap_bytes // block_bytes)
     return min(wanted, capped) + 1  # + the null block
+
+
+def param_bytes(model: Any) -> int:
+    """Bytes of a model's parameters, storage shared between parameters counted once (the
+    tied LM head and embedding are views of one tensor)."""
+    seen: set[int] = set()
+    total = 0
+    for p in model.parameters():
+        if p.data_ptr() not in seen:
+            seen.add(p.data_ptr())
+            total += p.numel() * p.element_size()
+    return total

@@ -13,8 +13,8 @@ EngineConfig.overlap (HYMT_OVERLAP) turns it on or off.
 """
 from __future__ import annotations
 
+import functools
 import itertools
-import logging
 import random
 import time
 from collections.abc import Sequence as Seq
@@ -30,9 +30,12 @@ from hymt.engine.devices import resolve_device
 from hymt.engine.dtypes import resolve_dtype
 from hymt.engine.interface import Engine, EngineStats
 from hymt.engine.layers.kernel_choice import set_triton_disabled
+from hymt.engine.loader import load_model
+from hymt.engine.memory_planner import MemoryPlan, MemoryPlanner, log_memory
 from hymt.engine.memory_report import MemoryReport
 from hymt.engine.model_runner import ModelRunner
 from hymt.engine.outputs import RequestOutput
+from hymt.engine.sampler import Sampler
 from hymt.engine.sampling import SamplingParams
 from hymt.engine.scheduler import Scheduler, SchedulerOutput
 from hymt.engine.sequence import Sequence
@@ -40,13 +43,43 @@ from hymt.engine.step_timer import StepTimer
 from hymt.errors import EngineError, InvalidInputError
 from hymt.gc_tuning import tune_collector, untune_collector
 
-log = logging.getLogger(__name__)
 
 def _eos_ids(model_config: dict) -> tuple[int, ...]:
     eos = model_config.get("eos_token_id")
     if eos is None:
         return ()
     return tuple(int(e) for e in (eos if isinstance(eos, (list, tuple)) else [eos]))
+
+
+@dataclass(frozen=True)
+class StartedModel:
+    """A model on its device, ready to step: the runner, the engine's sampler, the memory plan
+    they were sized by, and the config after the plan fitted it to the budget."""
+
+    config: EngineConfig
+    runner: ModelRunner
+    sampler: Sampler
+    plan: MemoryPlan
+
+
+def start_model_runner(source: Any, config: EngineConfig, *, device: torch.device, dtype: torch.dtype,
+                       random_weights: bool = False) -> StartedModel:
+    """Load the model and lay out its device memory (memory_planner.py, in start-up order).
+
+    source: a Checkpoint, or a config.json dict with random_weights=True.
+    """
+    model_config = source if isinstance(source, dict) else source.config
+    planner = MemoryPlanner(config, model_config, device, dtype)
+    config = planner.config
+    model = planner.load_weights(functools.partial(load_model, source, device, dtype,
+                                                   quantization=config.quantization, random_weights=random_weights))
+    runner = ModelRunner(model, config)
+    sampler = Sampler(runner.vocab_size, config.max_num_seqs, device)
+    plan = planner.plan(runner, sampler)
+    runner.allocate(plan)
+    started = StartedModel(config, runner, sampler, plan)
+    log_memory(plan.report(cuda_graph_bytes=runner.graphs.pool_bytes, sampler_bytes=sampler.state_bytes))
+    return started
 
 
 @dataclass
@@ -90,16 +123,16 @@ class NativeEngine(Engine):
             model = load_checkpoint(model)
         self.checkpoint = None if isinstance(model, dict) else model
         model_config = model if isinstance(model, dict) else model.config
-        self.config = with_env_overrides(config or EngineConfig())
-        self._triton_was_disabled = set_triton_disabled(self.config.disable_triton)
+        config = with_env_overrides(config or EngineConfig())
+        self._triton_was_disabled = set_triton_disabled(config.disable_triton)
         self.device = resolve_device(device)
         self.dtype = resolve_dtype(dtype, self.device)
-        self.config = _fit_to_device_budget(self.config, model_config, self.device, self.dtype)
-        self.runner = ModelRunner(model, self.config, device=self.device, dtype=self.dtype,
-                                  random_weights=random_weights)
+        started = start_model_runner(model, config, device=self.device, dtype=self.dtype,
+                                     random_weights=random_weights)
+        self.config, self.runner, self.plan = started.config, started.runner, started.plan
+        self.sampler: Sampler | None = started.sampler  # the engine's: the runner only computes logits
         self.vocab_size = self.runner.vocab_size
-        self.sampler = self.runner.sampler
-        self.block_manager = BlockManager(self.runner.num_kv_blocks, self.config.block_size,
+        self.block_manager = BlockManager(self.plan.num_kv_blocks, self.config.block_size,
                                           enable_prefix_caching=self.config.enable_prefix_caching)
         self.scheduler = Scheduler(self.config, self.block_manager)
         if stop_token_ids is None:
@@ -164,7 +197,7 @@ class NativeEngine(Engine):
         """Queue the step on the device: inputs, forward, sampling, and the copy of the ids."""
         timer = self.timer
         prev = self._inflight.tokens if self._inflight is not None else None
-        prepared = self.runner.prepare(plan.batch, deferred=(plan.deferred_dst, plan.deferred_src),
+        prepared = self.runner.prepare(plan.batch, deferred_dst=plan.deferred_dst, deferred_src=plan.deferred_src,
                                        prev_tokens=prev)
         timer.lap("prepare")
         logits = self.runner.run(prepared)  # [num_sample, vocab] fp32
@@ -217,7 +250,7 @@ class NativeEngine(Engine):
         )
 
     def memory_report(self) -> MemoryReport:
-        return self.runner.memory_report()
+        return self.plan.report(cuda_graph_bytes=self.runner.graphs.pool_bytes, sampler_bytes=self.sampler.state_bytes)
 
     def device_name(self) -> str:
         return str(self.device)
@@ -261,21 +294,3 @@ class NativeEngine(Engine):
             seq.request_id, seq.prompt, seq.token_ids[seq.num_prompt_tokens :], new, reason is not None,
             reason, None, seq.arrival_time, seq.first_token_time, seq.finish_time,
         )
-
-
-def _fit_to_device_budget(config: EngineConfig, model_config: dict, device: torch.device,
-                          dtype: torch.dtype) -> EngineConfig:
-    """Smaller step sizes under a small CUDA budget (memory.fit_config_to_budget); logged."""
-    if device.type != "cuda" or config.num_kv_blocks is not None:
-        return config
-    from hymt.engine import memory
-
-    total = torch.cuda.get_device_properties(device).total_memory
-    budget = memory.budget_bytes(config, total)
-    weights = memory.estimate_weight_bytes(model_config, dtype, config.quantization)
-    fitted = memory.fit_config_to_budget(config, budget, weights)
-    if fitted != config:
-        log.info("small memory budget (%.2f GB for %.2f GB of weights): max_num_batched_tokens %d, "
-                    "max_num_seqs %d, cuda_graph_max_bs %d", budget / memory.GB, weights / memory.GB,
-                    fitted.max_num_batched_tokens, fitted.max_num_seqs, fitted.cuda_graph_max_bs)
-    return fitted

@@ -16,6 +16,7 @@ from hymt.engine.batch import ScheduledSeq, StepBatch
 from hymt.engine.config import KV_CACHE_DTYPE_CHOICES, EngineConfig
 from hymt.engine.dtypes import kv_cache_dtype, kv_cache_dtype_name
 from hymt.engine.model_runner import ModelRunner
+from hymt.engine.native_engine import StartedModel, start_model_runner
 from hymt.engine.network.hunyuan_dense import kv_bytes_per_block
 from hymt.errors import EngineError, InvalidInputError
 
@@ -78,23 +79,27 @@ def checkpoint(tmp_path_factory):
     return load_checkpoint(write_tiny_checkpoint(tmp_path_factory.mktemp("kvdtype") / "m", "HY-MT1.5-1.8B"))
 
 
-def runner_for(checkpoint, kv_cache_dtype: str) -> ModelRunner:
+def runner_for(checkpoint, kv_cache_dtype: str) -> StartedModel:
     cfg = EngineConfig(max_num_seqs=8, max_num_batched_tokens=256, max_model_len=80, block_size=BS,
                        num_kv_blocks=1 + len(PROMPT_LENS) * 20, kv_cache_dtype=kv_cache_dtype)
-    return ModelRunner(checkpoint, cfg, device=torch.device("cpu"), dtype=torch.float32)
+    return start_model_runner(checkpoint, cfg, device=torch.device("cpu"), dtype=torch.float32)
+
+
+def execute(runner: ModelRunner, batch: StepBatch) -> torch.Tensor:
+    return runner.run(runner.prepare(batch))
 
 
 def teacher_forced(runner: ModelRunner, prompts: list[list[int]], forced: list[list[int]] | None):
     """Logits [seqs, DECODE_STEPS + 1, vocab] and the greedy tokens (or `forced` ones) fed."""
     tables = [list(range(1 + 20 * i, 21 + 20 * i)) for i in range(len(prompts))]
-    logits = [runner.execute(StepBatch([ScheduledSeq(i, p, 0, tables[i], True) for i, p in enumerate(prompts)]))]
+    logits = [execute(runner, StepBatch([ScheduledSeq(i, p, 0, tables[i], True) for i, p in enumerate(prompts)]))]
     fed = [[] for _ in prompts]
     for step in range(DECODE_STEPS):
         nxt = logits[-1].argmax(-1).tolist() if forced is None else [f[step] for f in forced]
         for i, tok in enumerate(nxt):
             fed[i].append(tok)
         batch = [ScheduledSeq(i, [fed[i][-1]], len(p) + step, tables[i], True) for i, p in enumerate(prompts)]
-        logits.append(runner.execute(StepBatch(batch)))
+        logits.append(execute(runner, StepBatch(batch)))
     return torch.stack(logits, dim=1), fed
 
 
@@ -102,14 +107,15 @@ def test_tiny_model_with_an_fp8_cache_stays_close_to_the_fp32_cache(checkpoint):
     gen = torch.Generator().manual_seed(0)
     vocab = int(checkpoint.config["vocab_size"])
     prompts = [torch.randint(3, vocab, (n,), generator=gen).tolist() for n in PROMPT_LENS]
-    ref_runner = runner_for(checkpoint, "auto")
-    ref, greedy = teacher_forced(ref_runner, prompts, None)
-    assert ref_runner.kv_caches[0][0].dtype == torch.float32
+    ref_started = runner_for(checkpoint, "auto")
+    ref, greedy = teacher_forced(ref_started.runner, prompts, None)
+    assert ref_started.runner.kv_caches[0][0].dtype == torch.float32
     errors = {}
     for name, dtype in (("fp8", torch.float8_e4m3fn), ("bf16", torch.bfloat16)):
-        runner = runner_for(checkpoint, name)
-        assert runner.kv_caches[0][0].dtype == dtype and runner.memory_report().kv_cache_dtype == name
-        got, _ = teacher_forced(runner, prompts, greedy)
+        started = runner_for(checkpoint, name)
+        report = started.plan.report(cuda_graph_bytes=0, sampler_bytes=0)
+        assert started.runner.kv_caches[0][0].dtype == dtype and report.kv_cache_dtype == name
+        got, _ = teacher_forced(started.runner, prompts, greedy)
         rel_l2 = (torch.linalg.vector_norm(got - ref) / torch.linalg.vector_norm(ref)).item()
         top1 = (got.argmax(-1) == ref.argmax(-1)).float().mean().item()
         errors[name] = (rel_l2, top1)
@@ -125,7 +131,7 @@ def test_tiny_model_with_an_fp8_cache_stays_close_to_the_fp32_cache(checkpoint):
     assert torch.all(lead[flips] < 0.5 * typical_margin), (lead[flips], typical_margin)  # near ties only
     # The fp8 cache really is coarser than bf16 (3 vs 7 mantissa bits), by about 2^4.
     assert 4 * errors["bf16"][0] < fp8_l2 < 64 * errors["bf16"][0], errors
-    assert runner_for(checkpoint, "fp8").kv_block_bytes * 4 == ref_runner.kv_block_bytes  # vs fp32
+    assert runner_for(checkpoint, "fp8").plan.kv_block_bytes * 4 == ref_started.plan.kv_block_bytes  # vs fp32
 
 
 def test_native_engine_generates_with_an_fp8_cache(checkpoint):

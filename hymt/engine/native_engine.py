@@ -138,7 +138,6 @@ class NativeEngine(Engine):
         if stop_token_ids is None:
             stop_token_ids = getattr(self.checkpoint, "eos_token_ids", None) or _eos_ids(model_config)
         self.stop_token_ids = tuple(int(t) for t in stop_token_ids)
-        self._stop_set = frozenset(self.stop_token_ids)
         self._rng = random.Random(self.config.seed)
         self._seq_ids = itertools.count()
         self._req_ids = itertools.count()
@@ -166,7 +165,7 @@ class NativeEngine(Engine):
             raise InvalidInputError(f"params must be a SamplingParams, got {type(params).__name__}", field="params")
         if request_id is None:
             request_id = f"req-{next(self._req_ids)}"
-        stop = self._stop_set.union(params.stop_token_ids) if params.stop_token_ids else self._stop_set
+        stop = frozenset(params.effective_stop_ids(self.stop_token_ids))
         seed = params.seed if params.seed is not None else self._rng.getrandbits(63)
         seq = Sequence(next(self._seq_ids), request_id, prompt, params, stop_ids=stop, seed=seed)
         self.scheduler.add(seq)

@@ -1,6 +1,7 @@
 """Per-request sampling parameters, shared by every engine backend."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from hymt.errors import InvalidInputError
@@ -52,6 +53,13 @@ class SamplingParams:
     def greedy(self) -> bool:
         """True when the next token is always the argmax (temperature 0)."""
         return self.temperature == 0.0
+
+    def effective_stop_ids(self, default_ids: Iterable[int]) -> tuple[int, ...]:
+        """The ids that end this request: its own, then `default_ids` (the engine's), in that
+        order without repeats; none at all under ignore_eos."""
+        if self.ignore_eos:
+            return ()
+        return tuple(dict.fromkeys((*self.stop_token_ids, *default_ids)))
 
     def with_stop_ids(self, stop_ids: tuple[int, ...] | list[int]) -> SamplingParams:
         """A copy with `stop_ids` added to the stop set (order kept, duplicates dropped)."""

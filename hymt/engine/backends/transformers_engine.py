@@ -177,16 +177,10 @@ class TransformersEngine(Engine):
         kwargs = self.generate_kwargs(params)
         return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in kwargs.items())) + (params.seed,)
 
-    def effective_stop_ids(self, params: SamplingParams) -> tuple[int, ...]:
-        """The request's stop set: its own ids plus the engine's; empty under ignore_eos."""
-        if params.ignore_eos:
-            return ()
-        return tuple(dict.fromkeys((*params.stop_token_ids, *self.stop_token_ids)))
-
     def generate_kwargs(self, params: SamplingParams) -> dict[str, Any]:
         """generate() arguments for `params`, every field explicit so the checkpoint's
         generation_config.json (official sampling defaults) never leaks into a request."""
-        stops = list(self.effective_stop_ids(params)) or [self._never_id]
+        stops = list(params.effective_stop_ids(self.stop_token_ids)) or [self._never_id]
         kwargs: dict[str, Any] = {
             "max_new_tokens": params.max_tokens,
             "min_new_tokens": 0,
@@ -223,7 +217,7 @@ class TransformersEngine(Engine):
         finish = time.perf_counter()
         new = out[:, input_ids.shape[1] :].tolist()  # [batch, steps]
         self._generation_steps += out.shape[1] - input_ids.shape[1]
-        stops = set(self.effective_stop_ids(params))
+        stops = set(params.effective_stop_ids(self.stop_token_ids))
         results = []
         for pending, row in zip(group, new):
             results.append(self._output(pending, row, stops, clock.first_token_time or finish, finish))

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from hymt.engine.batch import ScheduledSeq, StepBatch
-from hymt.engine.step_inputs import PAD_SLOT, allocate_step_buffers, build_step_inputs, fill_step_inputs
+from hymt.engine.step_inputs import allocate_step_buffers, build_step_inputs, fill_step_inputs
 
 BS = 4
 
@@ -59,7 +59,8 @@ def test_decode_padding_rows_are_inert():
     layout = fill_step_inputs(batch, BS, bufs, pad_to=4, num_cols=8, max_seq_len=32)
     assert (layout.num_tokens, layout.num_seqs, layout.num_real_seqs, layout.num_cols) == (4, 4, 2, 8)
     assert layout.is_decode_only and layout.max_seq_len == 32
-    assert bufs["slot_mapping"][:4].tolist() == [1 * 4 + 1, 7 * 4 + 2, PAD_SLOT, PAD_SLOT]  # table[17 // 4] = 1
+    # 17 -> block table[4] = 1, slot 1 * 4 + 1; 2 -> block 7, slot 30; padding -> slot 0 (the null block)
+    assert bufs["slot_mapping"][:4].tolist() == [5, 30, 0, 0]
     assert bufs["seq_lens"][:4].tolist() == [18, 3, 1, 1]
     assert bufs["query_start_loc"][:5].tolist() == [0, 1, 2, 3, 4]
     table = bufs["block_tables"][:32].reshape(4, 8)

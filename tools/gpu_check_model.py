@@ -95,7 +95,8 @@ def write_random_checkpoint(cfg: dict, path: Path, seed: int = 0) -> None:
     def norm(n):
         return (1 + 0.1 * torch.randn(n, generator=g, device=DEV)).to(torch.bfloat16).cpu()
 
-    shards, current, size = [], {"model.embed_tokens.weight": mat(cfg["vocab_size"], h), "model.norm.weight": norm(h)}, 0
+    shards, size = [], 0
+    current = {"model.embed_tokens.weight": mat(cfg["vocab_size"], h), "model.norm.weight": norm(h)}
     for i in range(cfg["num_hidden_layers"]):
         p = f"model.layers.{i}."
         layer = {p + "input_layernorm.weight": norm(h), p + "post_attention_layernorm.weight": norm(h),
@@ -199,7 +200,8 @@ def paged_batch(lens, heads, kv, dim, seed=0, extra_cols=0):
     need = [math.ceil((s + n) / BLOCK) for s, n in lens]
     pool = list(range(sum(need) + 4))
     random.Random(seed).shuffle(pool)
-    seqs = [ScheduledSeq(i, [0] * n, s, [pool.pop() for _ in range(b)], True) for i, ((s, n), b) in enumerate(zip(lens, need))]
+    seqs = [ScheduledSeq(i, [0] * n, s, [pool.pop() for _ in range(b)], True)
+            for i, ((s, n), b) in enumerate(zip(lens, need))]
     meta = build_step_inputs(StepBatch(seqs), BLOCK, DEV, num_cols=max(need) + extra_cols).metadata
     kc = torch.randn(len(pool) + sum(need), BLOCK, kv, dim, device=DEV).to(KERNEL_DTYPE)
     vc = torch.randn_like(kc)
@@ -220,10 +222,12 @@ def check_kernels(cfg: dict) -> bool:
     heads, kv, dim = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
     scale, rows = dim**-0.5, []
     for name, lens in (("prefill 64 x 40", [(0, 40)] * 64),
-                       ("prefill prefix/chunk/decode mix", [(0, 200), (64, 50), (300, 1), (17, 129), (0, 1), (1000, 77)]),
+                       ("prefill prefix/chunk/decode mix",
+                        [(0, 200), (64, 50), (300, 1), (17, 129), (0, 1), (1000, 77)]),
                        ("prefill 1 x 2048", [(0, 2048)])):
         q, kc, vc, meta = paged_batch(lens, heads, kv, dim)
-        out = ta.paged_prefill(q, kc, vc, meta.query_start_loc, meta.seq_lens, meta.block_tables, meta.max_query_len, scale)
+        out = ta.paged_prefill(q, kc, vc, meta.query_start_loc, meta.seq_lens, meta.block_tables,
+                               meta.max_query_len, scale)
         rows.append([name, rel_err(out, paged_attention_torch(q, kc, vc, meta, scale))])
     for bs, ctx in ((1, 4000), (8, 777), (64, 65), (256, 300), (1024, 64)):
         lens = [(random.Random(i).randint(1, ctx) - 1, 1) for i in range(bs)]
@@ -242,7 +246,8 @@ def check_kernels(cfg: dict) -> bool:
     slots = torch.randperm(t * 2, device=DEV)[:t]
     slots[::7] = -1
     rot = RotaryEmbedding(dim, 11158839.93, device=DEV)
-    qw, kw = (1 + 0.1 * torch.randn(dim, device=DEV)).to(KERNEL_DTYPE), (1 + 0.1 * torch.randn(dim, device=DEV)).to(KERNEL_DTYPE)
+    qw = (1 + 0.1 * torch.randn(dim, device=DEV)).to(KERNEL_DTYPE)
+    kw = (1 + 0.1 * torch.randn(dim, device=DEV)).to(KERNEL_DTYPE)
     ref = qkv.clone()
     cos, sin = rot.cos_sin(pos)
     qr = rms_norm(apply_rotary(ref[:, : heads * dim].view(t, heads, dim), cos, sin), qw, 1e-5)
@@ -254,7 +259,8 @@ def check_kernels(cfg: dict) -> bool:
     rows.append(["rope + qk-norm (q)", rel_err(qkv[:, : heads * dim].view(t, heads, dim), qr)])
     rows.append(["rope + qk-norm + store (k cache)", rel_err(kc, kc_ref)])
     rows.append(["kv store (v cache)", rel_err(vc, vc_ref)])
-    x, r = torch.randn(t, cfg["hidden_size"], device=DEV).to(KERNEL_DTYPE), torch.randn(t, cfg["hidden_size"], device=DEV).to(KERNEL_DTYPE)
+    x = torch.randn(t, cfg["hidden_size"], device=DEV).to(KERNEL_DTYPE)
+    r = torch.randn(t, cfg["hidden_size"], device=DEV).to(KERNEL_DTYPE)
     w = (1 + 0.1 * torch.randn(cfg["hidden_size"], device=DEV)).to(KERNEL_DTYPE)
     out, _ = rmsnorm_triton(x, w, 1e-5, r)
     rows.append(["add + rmsnorm", rel_err(out, rms_norm(x + r, w, 1e-5))])
@@ -262,7 +268,8 @@ def check_kernels(cfg: dict) -> bool:
     g, u = gu.chunk(2, -1)
     rows.append(["silu(gate) * up", rel_err(silu_and_mul_triton(gu), F.silu(g) * u)])
     ok = all(err < 2e-2 for _, err in rows)
-    table(f"(b) Triton kernels vs torch reference ({KERNEL_DTYPE}): max |diff| / max |ref|", ["kernel", "rel_err"], rows)
+    table(f"(b) Triton kernels vs torch reference ({KERNEL_DTYPE}): max |diff| / max |ref|",
+          ["kernel", "rel_err"], rows)
     print(f"(b) {'PASS' if ok else 'FAIL'} (threshold 2e-2)")
     return ok
 
@@ -346,12 +353,15 @@ def time_attention(cfg: dict) -> None:
     rows = []
     q, kc, vc, meta = paged_batch([(63, 1)] * 1024, heads, kv, dim)
     ms, _ = gpu_ms(lambda: ta.paged_decode(q, kc, vc, meta.seq_lens, meta.block_tables, dim**-0.5))
-    qd, kd = torch.randn(1024, heads, 1, dim, device=DEV).bfloat16(), torch.randn(1024, kv, 64, dim, device=DEV).bfloat16()
+    qd = torch.randn(1024, heads, 1, dim, device=DEV).bfloat16()
+    kd = torch.randn(1024, kv, 64, dim, device=DEV).bfloat16()
     sdpa, _ = gpu_ms(lambda: F.scaled_dot_product_attention(qd, kd, kd, enable_gqa=True))
     rows.append(["decode 1024 seqs, kv 64 (one layer)", ms, sdpa])
     q, kc, vc, meta = paged_batch([(0, 40)] * 256, heads, kv, dim)
-    ms, _ = gpu_ms(lambda: ta.paged_prefill(q, kc, vc, meta.query_start_loc, meta.seq_lens, meta.block_tables, 40, dim**-0.5))
-    qp, kp = torch.randn(256, heads, 40, dim, device=DEV).bfloat16(), torch.randn(256, kv, 40, dim, device=DEV).bfloat16()
+    ms, _ = gpu_ms(lambda: ta.paged_prefill(q, kc, vc, meta.query_start_loc, meta.seq_lens, meta.block_tables, 40,
+                                            dim**-0.5))
+    qp = torch.randn(256, heads, 40, dim, device=DEV).bfloat16()
+    kp = torch.randn(256, kv, 40, dim, device=DEV).bfloat16()
     sdpa, _ = gpu_ms(lambda: F.scaled_dot_product_attention(qp, kp, kp, is_causal=True, enable_gqa=True))
     rows.append(["prefill 256 x 40 causal (one layer)", ms, sdpa])
     table("(c) attention kernels, ms per layer (SDPA on dense tensors, no paging: docs/reference/engine.md §3.3)",

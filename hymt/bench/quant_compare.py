@@ -100,7 +100,8 @@ def run_quant_compare(options: BenchOptions, schemes: tuple[str, ...], *, qualit
             reference = logits
         else:
             error = logits_error(logits, reference)
-            say(f"{scheme}: logits rel L2 {error.rel_l2:.4f}, top-1 {error.top1 * 100:.1f}% over {error.positions} positions")
+            say(f"{scheme}: logits rel L2 {error.rel_l2:.4f}, top-1 {error.top1 * 100:.1f}% "
+                f"over {error.positions} positions")
         del logits
         engine = {k: v for k, v in options.engine.items() if k != "quantization"}
         if quantization:

@@ -59,6 +59,7 @@ class MemoryReport:
             f"memory on {self.device}: budget {gb(self.budget_bytes)}, weights {gb(self.weights_bytes)}, "
             f"KV {self.kv_cache_dtype} {gb(self.kv_cache_bytes)} ({self.num_kv_blocks} blocks x "
             f"{self.block_size} tokens = {self.kv_tokens} tokens), activations {gb(self.activation_bytes)}, "
-            f"CUDA graphs {gb(self.cuda_graph_bytes)} (planned {gb(self.cuda_graph_planned_bytes)}), sampler {gb(self.sampler_bytes)}, "
+            f"CUDA graphs {gb(self.cuda_graph_bytes)} (planned {gb(self.cuda_graph_planned_bytes)}), "
+            f"sampler {gb(self.sampler_bytes)}, "
             f"peak {gb(self.peak_bytes)}"
         )

@@ -39,7 +39,8 @@ def hf_state(cfg: dict, seed: int = 0) -> dict[str, torch.Tensor]:
             p + "input_layernorm.weight": 1 + 0.1 * r(h), p + "post_attention_layernorm.weight": 1 + 0.1 * r(h),
             p + "self_attn.q_proj.weight": r(q, h), p + "self_attn.k_proj.weight": r(kv, h),
             p + "self_attn.v_proj.weight": r(kv, h), p + "self_attn.o_proj.weight": r(h, q),
-            p + "self_attn.query_layernorm.weight": 1 + 0.1 * r(d), p + "self_attn.key_layernorm.weight": 1 + 0.1 * r(d),
+            p + "self_attn.query_layernorm.weight": 1 + 0.1 * r(d),
+            p + "self_attn.key_layernorm.weight": 1 + 0.1 * r(d),
             p + "mlp.gate_proj.weight": r(inter, h), p + "mlp.up_proj.weight": r(inter, h),
             p + "mlp.down_proj.weight": r(h, inter),
         }
@@ -77,7 +78,8 @@ def test_single_file_fuses_projections(tmp_path):
     p = "model.layers.1."
     assert torch.equal(attn.qkv_proj.weight, torch.cat(
         [state[p + f"self_attn.{n}_proj.weight"] for n in "qkv"]))
-    assert torch.equal(mlp.gate_up_proj.weight, torch.cat([state[p + "mlp.gate_proj.weight"], state[p + "mlp.up_proj.weight"]]))
+    gate_up = torch.cat([state[p + "mlp.gate_proj.weight"], state[p + "mlp.up_proj.weight"]])
+    assert torch.equal(mlp.gate_up_proj.weight, gate_up)
     assert model.load_stats.num_tensors == len(state) and model.load_stats.seconds > 0
 
 

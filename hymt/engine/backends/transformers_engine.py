@@ -211,7 +211,9 @@ class TransformersEngine(Engine):
                     **self.generate_kwargs(params),
                 )
         except torch.cuda.OutOfMemoryError as exc:
-            raise EngineError(f"transformers generate() ran out of GPU memory on a batch of {len(group)}: {exc}") from exc
+            raise EngineError(
+                f"transformers generate() ran out of GPU memory on a batch of {len(group)}: {exc}"
+            ) from exc
         except (RuntimeError, ValueError) as exc:
             raise EngineError(f"transformers generate() failed: {exc}") from exc
         finish = time.perf_counter()

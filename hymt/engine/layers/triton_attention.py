@@ -151,14 +151,14 @@ def _decode_reduce_kernel(
     sp = tl.arange(0, NUM_SPLITS)
     row = (seq * NUM_HEADS + head) * NUM_SPLITS + sp
     m = tl.load(part_ml_ptr + row * 2)
-    l = tl.load(part_ml_ptr + row * 2 + 1)
+    sums = tl.load(part_ml_ptr + row * 2 + 1)  # each split's softmax denominator
     m_max = tl.max(m, axis=0)
-    # Empty splits carry m = -inf, l = 0: weight 0 (guarding -inf - -inf = nan).
+    # Empty splits carry m = -inf, sum 0: weight 0 (guarding -inf - -inf = nan).
     w = tl.where(m == float("-inf"), 0.0, tl.exp2(m - tl.where(m_max == float("-inf"), 0.0, m_max)))
     d = tl.arange(0, HEAD_DIM)
     acc = tl.load(part_acc_ptr + row[:, None] * HEAD_DIM + d[None, :])
     num = tl.sum(acc * w[:, None], axis=0)
-    den = tl.maximum(tl.sum(l * w, axis=0), 1e-30)
+    den = tl.maximum(tl.sum(sums * w, axis=0), 1e-30)
     tl.store(out_ptr + seq * stride_ot + head * stride_oh + d, (num / den).to(out_ptr.dtype.element_ty))
 
 

@@ -217,7 +217,8 @@ def test_small_weights_skip_the_fused_kernel(monkeypatch):
 
     calls = []
     monkeypatch.setattr(kernels, "tinygemm_mm", lambda *a, **k: calls.append("fused"))
-    monkeypatch.setattr(kernels, "tinygemm_dequantize", lambda *a, **k: calls.append("dequantize") or torch.zeros(8, 256))
+    monkeypatch.setattr(kernels, "tinygemm_dequantize",
+                        lambda *a, **k: calls.append("dequantize") or torch.zeros(8, 256))
     w = kernels.TinygemmWeights(torch.zeros(1, dtype=torch.int32), torch.zeros(2, 8, 2), 128)
     perm = kernels.SlotPermutation((128,), (0,))
     rows = kernels.TINYGEMM_MAX_M + 1

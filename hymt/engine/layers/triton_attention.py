@@ -8,7 +8,7 @@ K/V tile is read once per group, not once per query head):
   Its grid depends only on the number of sequences and the block-table width, never on
   context lengths, and it syncs nothing with the host: safe to capture in a CUDA graph.
 K/V tiles are gathered token by token through the block table, so any block size works.
-The cache may be in a narrower dtype than q (fp8 e4m3, no scale: memory.kv_cache_dtype);
+The cache may be in a narrower dtype than q (fp8 e4m3, no scale: dtypes.kv_cache_dtype);
 tiles are widened to fp32 on load, then rounded to q's dtype for tl.dot (exact for fp8 and
 for a cache in q's own dtype, where the compiler folds the round trip away).
 Softmax runs in fp32 with exp2 (scores pre-scaled by log2 e).

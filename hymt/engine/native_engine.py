@@ -124,11 +124,15 @@ class NativeEngine(Engine):
         self.checkpoint = None if isinstance(model, dict) else model
         model_config = model if isinstance(model, dict) else model.config
         config = with_env_overrides(config or EngineConfig())
-        self._triton_was_disabled = set_triton_disabled(config.disable_triton)
         self.device = resolve_device(device)
         self.dtype = resolve_dtype(dtype, self.device)
-        started = start_model_runner(model, config, device=self.device, dtype=self.dtype,
-                                     random_weights=random_weights)
+        self._triton_was_disabled = set_triton_disabled(config.disable_triton)
+        try:
+            started = start_model_runner(model, config, device=self.device, dtype=self.dtype,
+                                         random_weights=random_weights)
+        except BaseException:
+            set_triton_disabled(self._triton_was_disabled)  # no engine holds the setting
+            raise
         self.config, self.runner, self.plan = started.config, started.runner, started.plan
         self.sampler: Sampler | None = started.sampler  # the engine's: the runner only computes logits
         self.vocab_size = self.runner.vocab_size

@@ -37,17 +37,11 @@ import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from hymt.engine.layers import (  # noqa: E402
-    RotaryEmbedding,
-    SeqChunk,
-    apply_rotary,
-    build_attention_metadata,
-    paged_attention_torch,
-    rms_norm,
-    store_kv,
-)
+from hymt.engine.batch import ScheduledSeq, StepBatch  # noqa: E402
+from hymt.engine.layers import RotaryEmbedding, apply_rotary, paged_attention_torch, rms_norm, store_kv  # noqa: E402
 from hymt.engine.loader import load_model  # noqa: E402
 from hymt.engine.network import allocate_kv_cache  # noqa: E402
+from hymt.engine.step_inputs import StepInputs, build_step_inputs  # noqa: E402
 
 DEV = torch.device("cuda")
 BLOCK = 16
@@ -101,7 +95,8 @@ def write_random_checkpoint(cfg: dict, path: Path, seed: int = 0) -> None:
     def norm(n):
         return (1 + 0.1 * torch.randn(n, generator=g, device=DEV)).to(torch.bfloat16).cpu()
 
-    shards, current, size = [], {"model.embed_tokens.weight": mat(cfg["vocab_size"], h), "model.norm.weight": norm(h)}, 0
+    shards, size = [], 0
+    current = {"model.embed_tokens.weight": mat(cfg["vocab_size"], h), "model.norm.weight": norm(h)}
     for i in range(cfg["num_hidden_layers"]):
         p = f"model.layers.{i}."
         layer = {p + "input_layernorm.weight": norm(h), p + "post_attention_layernorm.weight": norm(h),
@@ -140,11 +135,12 @@ def native_logits(model, prompts: list[list[int]], chunked: bool) -> list[torch.
     else:
         plan = [[(i, len(p)) for i, p in enumerate(prompts)]]
     for step in plan:
-        chunks = [SeqChunk(done[i], n, tables[i]) for i, n in step]
-        ids = torch.tensor([t for i, n in step for t in prompts[i][done[i]:done[i] + n]], device=DEV)
-        meta = build_attention_metadata(chunks, BLOCK, DEV, all_logits=True)
+        batch = StepBatch([ScheduledSeq(i, prompts[i][done[i]:done[i] + n], done[i], list(tables[i]), True)
+                           for i, n in step])
+        inputs = build_step_inputs(batch, BLOCK, DEV, all_logits=True)
         with torch.inference_mode():
-            logits = model.compute_logits(model(ids, meta, caches)[meta.logits_indices])
+            hidden = model(inputs.input_ids, inputs.metadata, caches)
+            logits = model.compute_logits(hidden[inputs.metadata.logits_indices])
         for (i, n), part in zip(step, logits.split([n for _, n in step])):
             out[i].append(part)
             done[i] += n
@@ -204,8 +200,9 @@ def paged_batch(lens, heads, kv, dim, seed=0, extra_cols=0):
     need = [math.ceil((s + n) / BLOCK) for s, n in lens]
     pool = list(range(sum(need) + 4))
     random.Random(seed).shuffle(pool)
-    chunks = [SeqChunk(s, n, tuple(pool.pop() for _ in range(b))) for (s, n), b in zip(lens, need)]
-    meta = build_attention_metadata(chunks, BLOCK, DEV, max_blocks_per_seq=max(need) + extra_cols)
+    seqs = [ScheduledSeq(i, [0] * n, s, [pool.pop() for _ in range(b)], True)
+            for i, ((s, n), b) in enumerate(zip(lens, need))]
+    meta = build_step_inputs(StepBatch(seqs), BLOCK, DEV, num_cols=max(need) + extra_cols).metadata
     kc = torch.randn(len(pool) + sum(need), BLOCK, kv, dim, device=DEV).to(KERNEL_DTYPE)
     vc = torch.randn_like(kc)
     q = torch.randn(meta.positions.shape[0], heads, dim, device=DEV).to(KERNEL_DTYPE)
@@ -225,10 +222,12 @@ def check_kernels(cfg: dict) -> bool:
     heads, kv, dim = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
     scale, rows = dim**-0.5, []
     for name, lens in (("prefill 64 x 40", [(0, 40)] * 64),
-                       ("prefill prefix/chunk/decode mix", [(0, 200), (64, 50), (300, 1), (17, 129), (0, 1), (1000, 77)]),
+                       ("prefill prefix/chunk/decode mix",
+                        [(0, 200), (64, 50), (300, 1), (17, 129), (0, 1), (1000, 77)]),
                        ("prefill 1 x 2048", [(0, 2048)])):
         q, kc, vc, meta = paged_batch(lens, heads, kv, dim)
-        out = ta.paged_prefill(q, kc, vc, meta.query_start_loc, meta.seq_lens, meta.block_tables, meta.max_query_len, scale)
+        out = ta.paged_prefill(q, kc, vc, meta.query_start_loc, meta.seq_lens, meta.block_tables,
+                               meta.max_query_len, scale)
         rows.append([name, rel_err(out, paged_attention_torch(q, kc, vc, meta, scale))])
     for bs, ctx in ((1, 4000), (8, 777), (64, 65), (256, 300), (1024, 64)):
         lens = [(random.Random(i).randint(1, ctx) - 1, 1) for i in range(bs)]
@@ -247,7 +246,8 @@ def check_kernels(cfg: dict) -> bool:
     slots = torch.randperm(t * 2, device=DEV)[:t]
     slots[::7] = -1
     rot = RotaryEmbedding(dim, 11158839.93, device=DEV)
-    qw, kw = (1 + 0.1 * torch.randn(dim, device=DEV)).to(KERNEL_DTYPE), (1 + 0.1 * torch.randn(dim, device=DEV)).to(KERNEL_DTYPE)
+    qw = (1 + 0.1 * torch.randn(dim, device=DEV)).to(KERNEL_DTYPE)
+    kw = (1 + 0.1 * torch.randn(dim, device=DEV)).to(KERNEL_DTYPE)
     ref = qkv.clone()
     cos, sin = rot.cos_sin(pos)
     qr = rms_norm(apply_rotary(ref[:, : heads * dim].view(t, heads, dim), cos, sin), qw, 1e-5)
@@ -259,7 +259,8 @@ def check_kernels(cfg: dict) -> bool:
     rows.append(["rope + qk-norm (q)", rel_err(qkv[:, : heads * dim].view(t, heads, dim), qr)])
     rows.append(["rope + qk-norm + store (k cache)", rel_err(kc, kc_ref)])
     rows.append(["kv store (v cache)", rel_err(vc, vc_ref)])
-    x, r = torch.randn(t, cfg["hidden_size"], device=DEV).to(KERNEL_DTYPE), torch.randn(t, cfg["hidden_size"], device=DEV).to(KERNEL_DTYPE)
+    x = torch.randn(t, cfg["hidden_size"], device=DEV).to(KERNEL_DTYPE)
+    r = torch.randn(t, cfg["hidden_size"], device=DEV).to(KERNEL_DTYPE)
     w = (1 + 0.1 * torch.randn(cfg["hidden_size"], device=DEV)).to(KERNEL_DTYPE)
     out, _ = rmsnorm_triton(x, w, 1e-5, r)
     rows.append(["add + rmsnorm", rel_err(out, rms_norm(x + r, w, 1e-5))])
@@ -267,7 +268,8 @@ def check_kernels(cfg: dict) -> bool:
     g, u = gu.chunk(2, -1)
     rows.append(["silu(gate) * up", rel_err(silu_and_mul_triton(gu), F.silu(g) * u)])
     ok = all(err < 2e-2 for _, err in rows)
-    table(f"(b) Triton kernels vs torch reference ({KERNEL_DTYPE}): max |diff| / max |ref|", ["kernel", "rel_err"], rows)
+    table(f"(b) Triton kernels vs torch reference ({KERNEL_DTYPE}): max |diff| / max |ref|",
+          ["kernel", "rel_err"], rows)
     print(f"(b) {'PASS' if ok else 'FAIL'} (threshold 2e-2)")
     return ok
 
@@ -289,46 +291,58 @@ def gpu_ms(fn, iters: int = 20) -> tuple[float, float]:
     return start.elapsed_time(end) / iters, host
 
 
-def decode_setup(model, batch: int, context: int):
-    per = math.ceil((context + 1) / BLOCK)
-    caches = allocate_kv_cache(model, batch * per, BLOCK, model.dtype, DEV)
-    chunks = [SeqChunk(context, 1, tuple(range(i * per, (i + 1) * per))) for i in range(batch)]
-    meta = build_attention_metadata(chunks, BLOCK, DEV)
-    ids = torch.randint(0, model.vocab_size, (batch,), device=DEV)
-    return ids, meta, caches
+def packed_inputs(model, lens: list[tuple[int, int]]) -> tuple[StepInputs, list]:
+    """Random tokens for sequences computing n tokens after s cached ones ((s, n) each), on
+    consecutive blocks of a cache of their own."""
+    per = [math.ceil((s + n) / BLOCK) for s, n in lens]
+    caches = allocate_kv_cache(model, sum(per), BLOCK, model.dtype, DEV)
+    seqs, first = [], 0
+    for i, ((s, n), blocks) in enumerate(zip(lens, per)):
+        tokens = torch.randint(0, model.vocab_size, (n,)).tolist()
+        seqs.append(ScheduledSeq(i, tokens, s, list(range(first, first + blocks)), True))
+        first += blocks
+    return build_step_inputs(StepBatch(seqs), BLOCK, DEV), caches
+
+
+def time_decode(model, batch: int, context: int) -> list:
+    """One decode step (forward + logits) at `batch` rows: eager, and replayed in a CUDA graph."""
+    inputs, caches = packed_inputs(model, [(context, 1)] * batch)
+
+    def step():
+        return model.compute_logits(model(inputs.input_ids, inputs.metadata, caches))
+
+    with torch.inference_mode():
+        eager, host = gpu_ms(step)
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            step()
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            step()
+        replay, _ = gpu_ms(graph.replay)
+    return [f"decode bs {batch} ctx {context}", eager, host, replay, batch / replay * 1e3]
+
+
+def time_prefill(model, n_seq: int, length: int) -> list:
+    """One prefill step of n_seq fresh prompts of `length` tokens (forward + their logits)."""
+    inputs, caches = packed_inputs(model, [(0, length)] * n_seq)
+    meta = inputs.metadata
+
+    def step():
+        return model.compute_logits(model(inputs.input_ids, meta, caches)[meta.logits_indices])
+
+    with torch.inference_mode():
+        ms, host = gpu_ms(step, iters=5)
+    return [f"prefill {n_seq} x {length}", ms, host, "-", n_seq * length / ms * 1e3]
 
 
 def time_steps(model) -> None:
-    rows = []
-    for batch in (1, 64, 256, 1024):
-        ids, meta, caches = decode_setup(model, batch, 64)
-
-        def step():
-            return model.compute_logits(model(ids, meta, caches))
-
-        with torch.inference_mode():
-            eager, host = gpu_ms(step)
-            side = torch.cuda.Stream()
-            side.wait_stream(torch.cuda.current_stream())
-            with torch.cuda.stream(side):
-                step()
-            torch.cuda.current_stream().wait_stream(side)
-            graph = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(graph):
-                step()
-            replay, _ = gpu_ms(graph.replay)
-        rows.append([f"decode bs {batch} ctx 64", eager, host, replay, batch / replay * 1e3])
-        del caches, graph
-    for n_seq, length in ((256, 40), (10, 1024)):
-        caches = allocate_kv_cache(model, n_seq * math.ceil(length / BLOCK), BLOCK, model.dtype, DEV)
-        per = math.ceil(length / BLOCK)
-        meta = build_attention_metadata([SeqChunk(0, length, tuple(range(i * per, (i + 1) * per))) for i in range(n_seq)],
-                                        BLOCK, DEV)
-        ids = torch.randint(0, model.vocab_size, (n_seq * length,), device=DEV)
-        with torch.inference_mode():
-            ms, host = gpu_ms(lambda: model.compute_logits(model(ids, meta, caches)[meta.logits_indices]), iters=5)
-        rows.append([f"prefill {n_seq} x {length}", ms, host, "-", n_seq * length / ms * 1e3])
-        del caches
+    # One function per measurement: each step's closure binds its own inputs, and its
+    # caches are freed when the function returns.
+    rows = [time_decode(model, batch, 64) for batch in (1, 64, 256, 1024)]
+    rows += [time_prefill(model, n_seq, length) for n_seq, length in ((256, 40), (10, 1024))]
     table("(c) step timing (forward + logits), ms", ["step", "eager gpu", "eager host", "graph", "tok/s (best)"], rows)
 
 
@@ -339,12 +353,15 @@ def time_attention(cfg: dict) -> None:
     rows = []
     q, kc, vc, meta = paged_batch([(63, 1)] * 1024, heads, kv, dim)
     ms, _ = gpu_ms(lambda: ta.paged_decode(q, kc, vc, meta.seq_lens, meta.block_tables, dim**-0.5))
-    qd, kd = torch.randn(1024, heads, 1, dim, device=DEV).bfloat16(), torch.randn(1024, kv, 64, dim, device=DEV).bfloat16()
+    qd = torch.randn(1024, heads, 1, dim, device=DEV).bfloat16()
+    kd = torch.randn(1024, kv, 64, dim, device=DEV).bfloat16()
     sdpa, _ = gpu_ms(lambda: F.scaled_dot_product_attention(qd, kd, kd, enable_gqa=True))
     rows.append(["decode 1024 seqs, kv 64 (one layer)", ms, sdpa])
     q, kc, vc, meta = paged_batch([(0, 40)] * 256, heads, kv, dim)
-    ms, _ = gpu_ms(lambda: ta.paged_prefill(q, kc, vc, meta.query_start_loc, meta.seq_lens, meta.block_tables, 40, dim**-0.5))
-    qp, kp = torch.randn(256, heads, 40, dim, device=DEV).bfloat16(), torch.randn(256, kv, 40, dim, device=DEV).bfloat16()
+    ms, _ = gpu_ms(lambda: ta.paged_prefill(q, kc, vc, meta.query_start_loc, meta.seq_lens, meta.block_tables, 40,
+                                            dim**-0.5))
+    qp = torch.randn(256, heads, 40, dim, device=DEV).bfloat16()
+    kp = torch.randn(256, kv, 40, dim, device=DEV).bfloat16()
     sdpa, _ = gpu_ms(lambda: F.scaled_dot_product_attention(qp, kp, kp, is_causal=True, enable_gqa=True))
     rows.append(["prefill 256 x 40 causal (one layer)", ms, sdpa])
     table("(c) attention kernels, ms per layer (SDPA on dense tensors, no paging: docs/reference/engine.md §3.3)",

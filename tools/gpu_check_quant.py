@@ -11,7 +11,7 @@ then timings against bf16. Run on the GPU machine from the repository root:
     quantizer; Fp8Linear's _scaled_mm path against its float emulation (M = 1, 7, 64, 512).
     PASS when relative L2 < 1e-2 (bf16 output rounding is ~4e-3) and nothing is NaN.
 (b) Timing (CUDA-graph replays, median ms) of each projection shape of the 1.8B and 7B
-    models: bf16 F.linear against int8 / int4 (Triton, our layout: int4-triton) / fp8 and the int4 layer
+    models: bf16 F.linear against int8 / int4 (Triton, our layout) / fp8 and the int4 layer
     as the int4 scheme runs it on CUDA (tg4: tinygemm up to TINYGEMM_MAX_M rows, then
     the Triton kernels on the same words) at M = 1 to 2048, with the weight-read
     bandwidth at M = 1.
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from functools import partial
 from pathlib import Path
 
 import torch
@@ -78,7 +79,8 @@ def check_int(failures: list) -> None:
 
 
 def tinygemm_layer(q) -> IntWeightLinear:
-    """An int4 IntWeightLinear holding `q`, finalized: tinygemm up to TINYGEMM_MAX_M rows, then the Triton kernels on its words."""
+    """An int4 IntWeightLinear holding `q`, finalized: tinygemm up to TINYGEMM_MAX_M rows, then the
+    Triton kernels on its words."""
     n, k = q.scales.shape[0], q.qweight.shape[1] * 2
     layer = IntWeightLinear(k, n, resolve_scheme("int4", "cuda"), device=DEV, dtype=BF16)
     layer.load_quantized_rows(0, q)
@@ -88,7 +90,8 @@ def tinygemm_layer(q) -> IntWeightLinear:
 
 
 def check_tinygemm(label: str, q, ref_w: torch.Tensor, failures: list) -> None:
-    """The same int4 weights repacked for torch's kernel (and dequantized from that layout), against the same reference."""
+    """The same int4 weights repacked for torch's kernel (and dequantized from that layout), against
+    the same reference."""
     layer = tinygemm_layer(q)
     cells = []
     for m in (1, 2, 8, 9, 64, 256, 257, 2048):
@@ -153,15 +156,16 @@ def time_all() -> None:
             tg = tinygemm_layer(q4)
             for m in (1, 4, 8, 16, 64, 256, 512, 2048):
                 x = torch.randn(m, k, device=DEV, dtype=BF16)
-                t = [ms(lambda: F.linear(x, w)),
-                     ms(lambda: int_linear_triton(x, q8.qweight, q8.scales, None, 8, 128)),
-                     ms(lambda: int_linear_triton(x, q4.qweight, q4.scales, q4.zeros, 4, 128)),
-                     ms(lambda: fp8(x)),
-                     ms(lambda: tg(x))]
+                # partial, not lambda: each call binds this iteration's tensors
+                t = [ms(partial(F.linear, x, w)),
+                     ms(partial(int_linear_triton, x, q8.qweight, q8.scales, None, 8, 128)),
+                     ms(partial(int_linear_triton, x, q4.qweight, q4.scales, q4.zeros, 4, 128)),
+                     ms(partial(fp8, x)),
+                     ms(partial(tg, x))]
                 line = f"{name + ' ' + str(n) + 'x' + str(k):>12} {m:>5} " + " ".join(f"{v:8.4f}" for v in t)
                 if m == 1:
-                    line += "   GB/s: " + " ".join(
-                        f"{b / v / 1e6:.0f}" for b, v in zip((n * k * 2, n * k * 1.03, n * k * 0.53, n * k, n * k * 0.53), t))
+                    weight_bytes = (n * k * 2, n * k * 1.03, n * k * 0.53, n * k, n * k * 0.53)
+                    line += "   GB/s: " + " ".join(f"{b / v / 1e6:.0f}" for b, v in zip(weight_bytes, t))
                 print(line)
 
 
@@ -175,18 +179,23 @@ def time_tg_kernels() -> None:
             q4 = quantize_int(w, 4, 128, BF16)
             layer = tinygemm_layer(q4)
             tg, perm = layer.tinygemm, layer.tinygemm_perm
-            deq = [ms(lambda: int_dequantize(q4.qweight, q4.scales, q4.zeros, 4, 128, k, BF16)),
-                   ms(lambda: tinygemm_dequantize(tg, perm, n, BF16))]
+            deq = [ms(partial(int_dequantize, q4.qweight, q4.scales, q4.zeros, 4, 128, k, BF16)),
+                   ms(partial(tinygemm_dequantize, tg, perm, n, BF16))]
             print(f"{name + ' ' + str(n) + 'x' + str(k):>18} dequantize " + " ".join(f"{v:8.4f}" for v in deq)
                   + "   GB/s (bytes read + written): " + " / ".join(f"{n * k * 2.53 / v / 1e6:.0f}" for v in deq))
             for m in (16, 32, 64, 128, 256):
                 x = torch.randn(m, k, device=DEV, dtype=BF16)
-                t = [ms(lambda: F.linear(x, w)),
-                     ms(lambda: int_mm(x, q4.qweight, q4.scales, q4.zeros, 4, 128)),
-                     ms(lambda: tinygemm_linear(x, tg)),
-                     ms(lambda: tinygemm_mm(x, tg, perm, n)),
-                     ms(lambda: F.linear(x, tinygemm_dequantize(tg, perm, n, BF16)))]
+                t = [ms(partial(F.linear, x, w)),
+                     ms(partial(int_mm, x, q4.qweight, q4.scales, q4.zeros, 4, 128)),
+                     ms(partial(tinygemm_linear, x, tg)),
+                     ms(partial(tinygemm_mm, x, tg, perm, n)),
+                     ms(partial(dequantize_then_linear, x, tg, perm, n))]
                 print(f"{'':>18} M={m:<4} fused " + " ".join(f"{v:8.4f}" for v in t))
+
+
+def dequantize_then_linear(x: torch.Tensor, tg, perm, n: int) -> torch.Tensor:
+    """tinygemm's words dequantized to bf16, then cuBLAS: the large-M path."""
+    return F.linear(x, tinygemm_dequantize(tg, perm, n, BF16))
 
 
 def launch_cost() -> None:

@@ -21,14 +21,12 @@ case "${1:-}" in
   quant18)
     timeout 300 python3 tools/gpu_check_quant.py >"$OUT/gpu_check_quant.txt" 2>&1; echo "== gpu_check_quant rc=$?"
     grep -E "PASS|FAIL|rel [0-9.e+-]*[1-9]e-0[0-2]" "$OUT/gpu_check_quant.txt" | tail -8
-    bench quant18 --random-weights --family HY-MT1.5-1.8B --compare-quantization bf16,int8,int4-triton,int4,fp8 ;;
+    bench quant18 --random-weights --family HY-MT1.5-1.8B --compare-quantization bf16,int8,int4,fp8 ;;
   quant7)
-    BENCH_TIMEOUT=${BENCH_TIMEOUT:-560} bench quant7 --random-weights --family HY-MT1.5-7B --compare-quantization bf16,int8,int4-triton,int4,fp8 --num-requests 1000 ;;
+    BENCH_TIMEOUT=${BENCH_TIMEOUT:-560} bench quant7 --random-weights --family HY-MT1.5-7B --compare-quantization bf16,int8,int4,fp8 --num-requests 1000 ;;
   budgets)
-    for q in int4 int4-triton; do
-      TAIL=12 bench ${q}_7b_8gb --random-weights --family HY-MT1.5-7B --quantization $q --gpu-memory-gb 8
-      TAIL=12 bench ${q}_18_3gb --random-weights --family HY-MT1.5-1.8B --quantization $q --gpu-memory-gb 3
-    done
+    TAIL=12 bench int4_7b_8gb --random-weights --family HY-MT1.5-7B --quantization int4 --gpu-memory-gb 8
+    TAIL=12 bench int4_18_3gb --random-weights --family HY-MT1.5-1.8B --quantization int4 --gpu-memory-gb 3
     TAIL=12 bench kvfp8_18 --random-weights --family HY-MT1.5-1.8B --kv-cache-dtype fp8 --gpu-memory-gb 8 ;;
   closedloop)  # the engine under a server's arrival pattern: 256 in flight, the next as each finishes
     bench closedloop18 --random-weights --family HY-MT1.5-1.8B --prompt-len-min 166 --prompt-len-max 208 \

@@ -41,7 +41,7 @@ class SimulatedEngine(Engine):
         self._reqs: dict[str, tuple[list[int], object, list[int]]] = {}
         self._count = 0
 
-    def add_request(self, prompt_token_ids, params, request_id=None):
+    def add_request(self, prompt_token_ids, params, request_id=None, *, final_only=False):
         request_id = request_id or f"sim-{self._count}"
         self._count += 1
         self._reqs[request_id] = (list(prompt_token_ids), params, [])

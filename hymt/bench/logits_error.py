@@ -10,8 +10,9 @@ from dataclasses import dataclass
 
 import torch
 
-from hymt.engine.layers import SeqChunk, build_attention_metadata
+from hymt.engine.batch import ScheduledSeq, StepBatch
 from hymt.engine.network import allocate_kv_cache
+from hymt.engine.step_inputs import build_step_inputs
 
 _BLOCK = 16
 
@@ -45,14 +46,13 @@ def teacher_forced_logits(model, prompts: list[list[int]], *, batch: int = 8) ->
         group = prompts[first : first + batch]
         blocks = [math.ceil(len(p) / _BLOCK) for p in group]
         caches = allocate_kv_cache(model, sum(blocks) + 1, _BLOCK, model.dtype, device)
-        tables, next_block = [], 1  # block 0 is the null block
-        for n in blocks:
-            tables.append(tuple(range(next_block, next_block + n)))
+        seqs, next_block = [], 1  # block 0 is the null block
+        for i, (prompt, n) in enumerate(zip(group, blocks)):
+            seqs.append(ScheduledSeq(i, list(prompt), 0, list(range(next_block, next_block + n)), True))
             next_block += n
-        meta = build_attention_metadata([SeqChunk(0, len(p), t) for p, t in zip(group, tables)], _BLOCK, device,
-                                        all_logits=True)
-        ids = torch.tensor([t for p in group for t in p], device=device)
-        logits = model.compute_logits(model(ids, meta, caches)[meta.logits_indices])  # [sum(len), vocab]
+        inputs = build_step_inputs(StepBatch(seqs), _BLOCK, device, all_logits=True)
+        hidden = model(inputs.input_ids, inputs.metadata, caches)
+        logits = model.compute_logits(hidden[inputs.metadata.logits_indices])  # [sum(len), vocab]
         out.extend(part.cpu() for part in logits.split([len(p) for p in group]))
         del caches, logits
     return out

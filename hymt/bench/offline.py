@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import time
-from itertools import islice
 
 import torch
 
 from hymt.bench.results import ThroughputResult
 from hymt.engine.interface import Engine
 from hymt.engine.outputs import RequestOutput
+from hymt.engine.run_to_completion import run_to_completion
 from hymt.engine.sampling import SamplingParams
 
 
@@ -35,19 +35,9 @@ def run_closed_loop(
     """Keep `concurrency` requests in flight, submitting the next prompt as each finishes: what
     that many server clients ask of the engine, without the server. Arrivals then trickle in
     at every step instead of all at once."""
-    queued = iter(prompts)
     sync()
     start = time.perf_counter()
-    for prompt in islice(queued, concurrency):
-        engine.add_request(prompt, params)
-    outputs: list[RequestOutput] = []
-    while engine.has_unfinished():
-        for out in engine.step():
-            if out.finished:
-                outputs.append(out)
-                following = next(queued, None)
-                if following is not None:
-                    engine.add_request(following, params)
+    outputs = run_to_completion(engine, ((prompt, params) for prompt in prompts), max_in_flight=concurrency)
     sync()
     note = f"{concurrency} requests in flight, the next submitted as each finishes"
     return _measure(name, prompts, outputs, time.perf_counter() - start, params, note)

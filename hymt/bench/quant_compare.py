@@ -80,7 +80,8 @@ def run_quant_compare(options: BenchOptions, schemes: tuple[str, ...], *, qualit
                       command: str = "", progress=None) -> QuantCompareResult:
     """Run each scheme (quality pass, then the offline bench) and collect the figures."""
     from hymt.bench.runner import env_info, run_bench
-    from hymt.engine.native_engine import resolve_device, resolve_dtype
+    from hymt.engine.devices import resolve_device
+    from hymt.engine.dtypes import resolve_dtype
 
     say = progress or (lambda msg: print(msg, file=sys.stderr, flush=True))
     device = resolve_device(options.device)
@@ -99,7 +100,8 @@ def run_quant_compare(options: BenchOptions, schemes: tuple[str, ...], *, qualit
             reference = logits
         else:
             error = logits_error(logits, reference)
-            say(f"{scheme}: logits rel L2 {error.rel_l2:.4f}, top-1 {error.top1 * 100:.1f}% over {error.positions} positions")
+            say(f"{scheme}: logits rel L2 {error.rel_l2:.4f}, top-1 {error.top1 * 100:.1f}% "
+                f"over {error.positions} positions")
         del logits
         engine = {k: v for k, v in options.engine.items() if k != "quantization"}
         if quantization:

@@ -58,7 +58,8 @@ def _memory_lines(result: BenchResult) -> list[str]:
     if r:
         lines.append(
             f"engine memory: budget {_gb(r.get('budget_bytes'))}, weights {_gb(r.get('weights_bytes'))}, "
-            f"KV cache {_gb(r.get('kv_cache_bytes'))} ({r.get('num_kv_blocks')} blocks x {r.get('block_size')} tokens), "
+            f"KV cache {_gb(r.get('kv_cache_bytes'))} "
+            f"({r.get('num_kv_blocks')} blocks x {r.get('block_size')} tokens), "
             f"activations {_gb(r.get('activation_bytes'))}, CUDA graphs {_gb(r.get('cuda_graph_bytes'))} "
             f"(planned {_gb(r.get('cuda_graph_planned_bytes'))}), "
             f"peak {_gb(r.get('peak_bytes'))}"
@@ -122,7 +123,8 @@ def format_quant_compare(result) -> str:
              f"model: {first.model}; workload: {w['num_requests']} requests, prompts {w['prompt_len_min']}-"
              f"{w['prompt_len_max']} tokens, {w['output_len']} answer tokens forced; logits over "
              f"{result.quality_prompts} prompts against {result.runs[0].scheme}", "",
-             f"{'scheme':<{width}}  {'weights':>9}  {'KV':>9}  {'peak':>9}  {'req/s':>9}  {'vs ref':>6}  {'b1 ttft':>7}  "
+             f"{'scheme':<{width}}  {'weights':>9}  {'KV':>9}  {'peak':>9}  {'req/s':>9}  {'vs ref':>6}  "
+             f"{'b1 ttft':>7}  "
              f"{'b1 p50 ms':>9}  {'vs ref':>6}  {'rel L2':>7}  {'top-1':>6}"]
     ref = result.runs[0].bench
     for run in result.runs:
@@ -133,7 +135,8 @@ def format_quant_compare(result) -> str:
         lat = ref.native_latency.total_ms_p50 / max(b.native_latency.total_ms_p50, 1e-9)
         err = run.logits
         lines.append(
-            f"{run.scheme:<{width}}  {_gb(r.get('weights_bytes')):>9}  {_gb(r.get('kv_cache_bytes')):>9}  {_gb(peak):>9}  "
+            f"{run.scheme:<{width}}  {_gb(r.get('weights_bytes')):>9}  {_gb(r.get('kv_cache_bytes')):>9}  "
+            f"{_gb(peak):>9}  "
             f"{b.native.requests_per_s:>9.1f}  {speed:>5.2f}x  {_ms(b.native_latency.ttft_ms_p50):>7}  "
             f"{b.native_latency.total_ms_p50:>9.1f}  {lat:>5.2f}x  "
             f"{'-' if err is None else f'{err.rel_l2:.4f}':>7}  {'-' if err is None else f'{err.top1 * 100:.1f}%':>6}"

@@ -90,7 +90,7 @@ class MemoryResult:
         max_allocated_bytes / max_reserved_bytes: torch.cuda peaks over the native runs (0 on CPU).
         device_total_bytes: the device's memory (0 on CPU).
         engine_report: the engine's own report (weights, KV cache, activations, graphs,
-            budget; hymt.engine.memory.MemoryReport.to_dict()), or None when it has none.
+            budget; hymt.engine.memory_report.MemoryReport.to_dict()), or None when it has none.
     """
 
     device: str

@@ -48,7 +48,7 @@ def _source(options: BenchOptions):
 
 
 def _memory(engine, device: torch.device) -> MemoryResult:
-    report = engine.memory_report() if hasattr(engine, "memory_report") else None
+    report = engine.memory_report()
     report_dict = report.to_dict() if report is not None else None
     if device.type != "cuda":
         return MemoryResult(str(device), 0, 0, 0, report_dict)
@@ -60,7 +60,9 @@ def _memory(engine, device: torch.device) -> MemoryResult:
 
 def run_bench(options: BenchOptions, *, command: str = "", progress=None) -> BenchResult:
     """Run every measurement `options` asks for, in one process, and return the results."""
-    from hymt.engine.native_engine import NativeEngine, resolve_device, resolve_dtype
+    from hymt.engine.devices import resolve_device
+    from hymt.engine.dtypes import resolve_dtype
+    from hymt.engine.native_engine import NativeEngine
 
     say = progress or (lambda msg: print(msg, file=sys.stderr, flush=True))
     device = resolve_device(options.device)

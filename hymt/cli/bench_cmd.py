@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from hymt.engine.config import KV_CACHE_DTYPE_CHOICES, QUANTIZATION_CHOICES
+from hymt.engine.dtypes import DTYPE_CHOICES
 
 _DEFAULTS: dict = {}  # the parser's defaults, for rebuilding a command line
 ENGINE_FLAGS = ("gpu_memory_gb", "gpu_memory_utilization", "max_num_seqs", "max_num_batched_tokens",
@@ -40,7 +41,8 @@ def register(subparsers) -> None:
                         "server clients do)")
     e = p.add_argument_group("native engine")
     e.add_argument("--device")
-    e.add_argument("--dtype", choices=("bfloat16", "bf16", "float16", "fp16", "float32", "fp32"))
+    e.add_argument("--dtype", choices=DTYPE_CHOICES,
+                   help="model dtype (default auto: bfloat16 on CUDA, float32 on CPU)")
     e.add_argument("--gpu-memory-gb", type=float)
     e.add_argument("--gpu-memory-utilization", type=float)
     e.add_argument("--max-num-seqs", type=int)

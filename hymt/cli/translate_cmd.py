@@ -23,7 +23,7 @@ from pathlib import Path
 from hymt.cli.help_format import DefaultsHelpFormatter
 from hymt.cli.verbosity import log_level
 from hymt.engine.config import QUANTIZATION_CHOICES
-from hymt.engine.factory import BACKENDS
+from hymt.engine.backend_names import BACKENDS
 from hymt.errors import InvalidInputError
 from hymt.families import DEFAULT_MODEL
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from hymt.engine.config import EngineConfig
 from hymt.engine.interface import Engine, EngineStats
+from hymt.engine.memory_report import MemoryReport
 from hymt.engine.outputs import RequestOutput
 from hymt.engine.sampling import SamplingParams
 
@@ -21,20 +22,21 @@ _LAZY = {
     "AsyncEngine": "hymt.engine.async_engine",
     "RequestHandle": "hymt.engine.async_engine",
     "create_engine": "hymt.engine.factory",
-    "MemoryReport": "hymt.engine.memory",
 }
 
-__all__ = ["EngineConfig", "Engine", "EngineStats", "RequestOutput", "SamplingParams", *_LAZY]
+__all__ = [
+    "AsyncEngine", "Engine", "EngineConfig", "EngineStats", "LLM", "MemoryReport", "NativeEngine", "RequestHandle",
+    "RequestOutput", "SamplingParams", "create_engine",
+]
 
 if TYPE_CHECKING:
     from hymt.engine.async_engine import AsyncEngine, RequestHandle
     from hymt.engine.factory import create_engine
     from hymt.engine.llm import LLM
-    from hymt.engine.memory import MemoryReport
     from hymt.engine.native_engine import NativeEngine
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'hymt.engine' has no attribute {name!r}")

@@ -214,8 +214,9 @@ class AsyncEngine:
                request_id: str | None = None, *, stream: bool = True) -> RequestHandle:
         """Queue a request; returns at once. Errors surface through the handle.
 
-        stream=False: the caller only waits for the end; engines that can (an engine process)
-        then skip the per-step outputs, and `handle.stream()` yields the final output alone.
+        stream=False: the caller only waits for the end: the engine is asked for the final
+        output only (`final_only`), which an engine process sends once, at the end; then
+        `handle.stream()` may yield the final output alone.
         """
         if request_id is None:
             request_id = f"async-{next(self._ids)}"
@@ -278,9 +279,8 @@ class AsyncEngine:
             if handle.request_id in self._handles:
                 handle._fail(EngineError(f"request id {handle.request_id!r} is already in flight"))
                 continue
-            extra = {"deltas": False} if not stream and self.engine.supports_final_only else {}
             try:
-                self.engine.add_request(prompt, params, request_id=handle.request_id, **extra)
+                self.engine.add_request(prompt, params, request_id=handle.request_id, final_only=not stream)
             except HymtError as e:
                 handle._fail(e)
                 continue

@@ -10,7 +10,8 @@ import torch
 class AttentionMetadata:
     """Layout of one step's tokens, packed along one axis (no padding between sequences).
 
-    All tensors live on the model's device. Built by the model runner from a `StepBatch`.
+    All tensors live on the model's device. Built from a `StepBatch` by step_inputs.fill_step_inputs
+    (the model runner's buffers) or step_inputs.build_step_inputs (tensors of their own).
 
     Attributes:
         positions: [num_tokens] int64, absolute position of each token.

@@ -1,12 +1,27 @@
-"""EngineConfig: every knob of the native engine, validated once at construction."""
+"""EngineConfig: every knob of the native engine, validated once at construction.
+
+Three fields can also be set from the environment, for debugging a deployed server without
+changing its command line; `with_env_overrides` is the one place that reads them:
+
+    HYMT_OVERLAP=0 | 1          overlap = False | True
+    HYMT_PROFILE=1 | cpu | 0    step_profile = "sync" | "cpu" | "off" (also "off", "false", "")
+    HYMT_DISABLE_TRITON=1 | 0   disable_triton = True | False
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 
+from hymt.engine.dtypes import KV_CACHE_DTYPE_CHOICES
 from hymt.errors import InvalidInputError
 
-QUANTIZATION_CHOICES = (None, "int8", "int4", "int4-triton", "fp8")
-KV_CACHE_DTYPE_CHOICES = ("auto", "bf16", "fp16", "fp32", "fp8")
+#: The names of quant.schemes.SCHEMES, here without importing torch.
+QUANTIZATION_CHOICES = (None, "int8", "int4", "fp8")
+STEP_PROFILE_CHOICES = ("off", "sync", "cpu")
+
+__all__ = ["KV_CACHE_DTYPE_CHOICES", "QUANTIZATION_CHOICES", "STEP_PROFILE_CHOICES", "EngineConfig",
+           "with_env_overrides"]
 
 
 @dataclass(frozen=True)
@@ -29,9 +44,17 @@ class EngineConfig:
         enforce_eager: never capture CUDA graphs.
         cuda_graph_max_bs: largest decode batch captured in a CUDA graph.
         enable_prefix_caching: share full KV blocks between prompts with the same prefix.
-        quantization: weight quantization applied at load: None, "int8", "int4", "int4-triton" or "fp8".
+        quantization: weight quantization applied at load: None, "int8", "int4" or "fp8".
         kv_cache_dtype: "auto" (the model dtype) or an explicit dtype.
         seed: seed of the engine's default generator (requests may carry their own).
+        overlap: launch step n before reading step n-1's sampled ids, so the host plans while
+            the device computes (native_engine.py). None: on for CUDA, off on CPU, where
+            nothing runs asynchronously. Timing changes; tokens never do.
+        step_profile: time each phase of every step (step_timer.py) and log a summary every
+            100 steps: "off"; "sync" (a device sync ends each phase, so GPU time lands in the
+            phase that launched it; serialises host and device); "cpu" (host time only).
+        disable_triton: run the torch kernels on CUDA instead of Triton's (debugging,
+            comparisons). Process-wide while the engine is open: layers choose per tensor.
     """
 
     max_num_seqs: int = 512
@@ -47,6 +70,9 @@ class EngineConfig:
     quantization: str | None = None
     kv_cache_dtype: str = "auto"
     seed: int = 0
+    overlap: bool | None = None
+    step_profile: str = "off"
+    disable_triton: bool = False
 
     def __post_init__(self) -> None:
         _positive("max_num_seqs", self.max_num_seqs)
@@ -73,12 +99,38 @@ class EngineConfig:
                 f"kv_cache_dtype must be one of {KV_CACHE_DTYPE_CHOICES}, got {self.kv_cache_dtype!r}",
                 field="kv_cache_dtype",
             )
+        if self.overlap is not None and not isinstance(self.overlap, bool):
+            raise InvalidInputError(f"overlap must be True, False or None (auto), got {self.overlap!r}",
+                                    field="overlap")
+        if self.step_profile not in STEP_PROFILE_CHOICES:
+            raise InvalidInputError(
+                f"step_profile must be one of {STEP_PROFILE_CHOICES}, got {self.step_profile!r}", field="step_profile"
+            )
+        if not isinstance(self.disable_triton, bool):
+            raise InvalidInputError(f"disable_triton must be True or False, got {self.disable_triton!r}",
+                                    field="disable_triton")
         if self.max_num_batched_tokens < self.max_num_seqs:
             raise InvalidInputError(
                 "max_num_batched_tokens must be >= max_num_seqs so every running sequence can "
                 f"decode in one step (got {self.max_num_batched_tokens} < {self.max_num_seqs})",
                 field="max_num_batched_tokens",
             )
+
+
+def with_env_overrides(config: EngineConfig, environ: Mapping[str, str] | None = None) -> EngineConfig:
+    """`config` with the fields the environment sets (module docstring); unset variables change nothing."""
+    env = os.environ if environ is None else environ
+    overlap, step_profile, disable_triton = config.overlap, config.step_profile, config.disable_triton
+    if "HYMT_OVERLAP" in env:
+        overlap = env["HYMT_OVERLAP"].strip() != "0"
+    if "HYMT_PROFILE" in env:
+        value = env["HYMT_PROFILE"].strip().lower()
+        step_profile = "off" if value in ("", "0", "false", "off") else "cpu" if value == "cpu" else "sync"
+    if "HYMT_DISABLE_TRITON" in env:
+        disable_triton = env["HYMT_DISABLE_TRITON"].strip() == "1"
+    if (overlap, step_profile, disable_triton) == (config.overlap, config.step_profile, config.disable_triton):
+        return config
+    return replace(config, overlap=overlap, step_profile=step_profile, disable_triton=disable_triton)
 
 
 def _positive(name: str, value: int) -> None:

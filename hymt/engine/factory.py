@@ -8,11 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from hymt.engine.backend_names import BACKENDS
 from hymt.engine.config import EngineConfig
 from hymt.engine.interface import Engine
 from hymt.errors import InvalidInputError
 
-BACKENDS = ("native", "transformers", "openai")
+__all__ = ["BACKENDS", "create_engine"]
 
 
 def create_engine(
@@ -27,7 +28,8 @@ def create_engine(
     """Build the engine `backend` over `checkpoint`.
 
     Args:
-        backend: "native" (hymt's engine), "transformers" (HF generate) or "openai" (remote).
+        backend: one of `hymt.engine.backend_names.BACKENDS`: "native" (hymt's engine),
+            "transformers" (HF generate) or "openai" (remote).
         checkpoint: a hymt.checkpoint.Checkpoint, a local dir or a hub id. For "openai" it
             serves as the tokenizer (and default stop ids) and may be None.
         device / dtype: local backends only; default CUDA + bfloat16, else CPU + float32.

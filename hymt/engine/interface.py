@@ -8,70 +8,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from dataclasses import dataclass
 
+from hymt.engine.memory_report import MemoryReport
 from hymt.engine.outputs import RequestOutput
+from hymt.engine.run_to_completion import run_to_completion
 from hymt.engine.sampling import SamplingParams
-
-
-class Engine(ABC):
-    """A step-driven token engine.
-
-    Callers add requests at any time, call `step()` until `has_unfinished()` is False, and
-    read one `RequestOutput` per request that made progress in that step. `generate` is the
-    offline convenience built on the three primitives.
-    """
-
-    #: Token ids that end generation by default (the checkpoint's eos / generation_config).
-    stop_token_ids: tuple[int, ...] = ()
-    #: add_request takes `deltas=False`: then the request's outputs before the final one may
-    #: be left out (an engine in another process saves sending them).
-    supports_final_only: bool = False
-
-    @abstractmethod
-    def add_request(
-        self, prompt_token_ids: Sequence[int], params: SamplingParams, request_id: str | None = None
-    ) -> str:
-        """Queue one request; returns its id (generated when not given)."""
-
-    @abstractmethod
-    def step(self) -> list[RequestOutput]:
-        """Run one engine iteration; returns outputs of requests that progressed or finished."""
-
-    @abstractmethod
-    def abort(self, request_id: str) -> None:
-        """Drop a request at once, freeing what it holds. Unknown ids are ignored."""
-
-    @abstractmethod
-    def has_unfinished(self) -> bool:
-        """True while any request is waiting or running."""
-
-    def generate(
-        self,
-        prompts: Sequence[Sequence[int]],
-        params: SamplingParams | Sequence[SamplingParams],
-    ) -> list[RequestOutput]:
-        """Run every prompt to completion; results come back in input order."""
-        if isinstance(params, SamplingParams):
-            params = [params] * len(prompts)
-        if len(params) != len(prompts):
-            raise ValueError(f"got {len(prompts)} prompts but {len(params)} SamplingParams")
-        ids = [self.add_request(p, sp) for p, sp in zip(prompts, params)]
-        done: dict[str, RequestOutput] = {}
-        while self.has_unfinished():
-            for out in self.step():
-                if out.finished:
-                    done[out.request_id] = out
-        return [done[i] for i in ids]
-
-    def stats(self) -> EngineStats:
-        """Counters for metrics endpoints; backends override what they know."""
-        return EngineStats()
-
-    def close(self) -> None:
-        """Release devices and threads. Idempotent."""
-
-
-from dataclasses import dataclass  # noqa: E402  (kept next to its only user)
+from hymt.errors import InvalidInputError
 
 
 @dataclass(frozen=True)
@@ -100,3 +43,71 @@ class EngineStats:
     generation_steps_total: int = 0
     prompt_tokens_total: int = 0
     engine_process_cpu_seconds: float = 0.0
+
+
+class Engine(ABC):
+    """A step-driven token engine.
+
+    Callers add requests at any time, call `step()` until `has_unfinished()` is False, and
+    read one `RequestOutput` per request that made progress in that step. `generate` is the
+    offline convenience built on these primitives (run_to_completion.py).
+    """
+
+    #: Token ids that end generation by default (the checkpoint's eos / generation_config).
+    stop_token_ids: tuple[int, ...] = ()
+
+    @abstractmethod
+    def add_request(
+        self,
+        prompt_token_ids: Sequence[int],
+        params: SamplingParams,
+        request_id: str | None = None,
+        *,
+        final_only: bool = False,
+    ) -> str:
+        """Queue one request; returns its id (generated when not given).
+
+        final_only: the caller reads only the request's final output. The engine may then
+        leave out the outputs before it (an engine in another process saves sending them);
+        the new_token_ids of the outputs it does return still add up to the final token_ids.
+        Engines that save nothing by it return every output as usual.
+        """
+
+    @abstractmethod
+    def step(self) -> list[RequestOutput]:
+        """Run one engine iteration; returns outputs of requests that progressed or finished."""
+
+    @abstractmethod
+    def abort(self, request_id: str) -> None:
+        """Drop a request at once, freeing what it holds. Unknown ids are ignored."""
+
+    @abstractmethod
+    def has_unfinished(self) -> bool:
+        """True while any request is waiting or running."""
+
+    def generate(
+        self,
+        prompts: Sequence[Sequence[int]],
+        params: SamplingParams | Sequence[SamplingParams],
+    ) -> list[RequestOutput]:
+        """Run every prompt to completion (run_to_completion); results come back in input order."""
+        if isinstance(params, SamplingParams):
+            params = [params] * len(prompts)
+        if len(params) != len(prompts):
+            raise InvalidInputError(f"got {len(prompts)} prompts but {len(params)} SamplingParams", field="params")
+        return run_to_completion(self, zip(prompts, params))
+
+    def stats(self) -> EngineStats:
+        """Counters for metrics endpoints; backends override what they know."""
+        return EngineStats()
+
+    def memory_report(self) -> MemoryReport | None:
+        """Where the engine's device memory went; None for engines that do not plan it."""
+        return None
+
+    def device_name(self) -> str | None:
+        """The device the engine computes on ("cuda:0", "cpu"); None when it is not local."""
+        return None
+
+    def close(self) -> None:  # noqa: B027 - optional: engines holding nothing keep this default
+        """Release devices and threads. Idempotent."""

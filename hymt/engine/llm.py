@@ -17,6 +17,7 @@ import torch
 from hymt.engine.config import EngineConfig
 from hymt.engine.native_engine import NativeEngine
 from hymt.engine.outputs import RequestOutput
+from hymt.engine.run_to_completion import run_to_completion
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import InvalidInputError
 
@@ -82,31 +83,20 @@ class LLM:
         batch = _as_prompt_list(prompts)
         params = _as_params_list(sampling, len(batch))
         token_prompts = [self.encode(p) if isinstance(p, str) else list(p) for p in batch]
-        engine = self.engine
-        ids = [engine.add_request(p, sp) for p, sp in zip(token_prompts, params)]
-        wanted = set(ids)
-        done: dict[str, RequestOutput] = {}
-        bar = _progress(len(ids)) if use_tqdm else None
+        bar = _progress(len(batch)) if use_tqdm else None
+
+        def on_output(out: RequestOutput) -> None:
+            if out.finished and bar is not None:
+                bar.update(1)
+
         try:
-            while len(done) < len(ids):
-                if not engine.has_unfinished():
-                    missing = [i for i in ids if i not in done]
-                    raise RuntimeError(f"engine finished without results for {missing[:5]}")
-                for out in engine.step():
-                    if out.finished and out.request_id in wanted:
-                        out.text = self.decode(out.token_ids)
-                        done[out.request_id] = out
-                        if bar is not None:
-                            bar.update(1)
-        except BaseException:
-            for i in ids:
-                if i not in done:
-                    engine.abort(i)
-            raise
+            outputs = run_to_completion(self.engine, zip(token_prompts, params), on_output=on_output)
         finally:
             if bar is not None:
                 bar.close()
-        return [done[i] for i in ids]
+        for out in outputs:
+            out.text = self.decode(out.token_ids)
+        return outputs
 
     def close(self) -> None:
         self.engine.close()

@@ -11,14 +11,17 @@ import json
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 import torch
 from safetensors import safe_open
 
+from hymt.engine.devices import resolve_device
+from hymt.engine.dtypes import resolve_dtype
 from hymt.engine.layers.linear import Linear
+from hymt.engine.memory import param_bytes
 from hymt.engine.network.hunyuan_config import HunyuanDenseConfig
 from hymt.engine.network.hunyuan_dense import HunyuanDenseForCausalLM
 from hymt.engine.network.hunyuan_weights import is_ignored, is_legacy, split_legacy, weight_targets
@@ -26,11 +29,6 @@ from hymt.errors import InvalidInputError, ModelLoadError
 
 logger = logging.getLogger(__name__)
 
-DTYPE_NAMES = {
-    "bfloat16": torch.bfloat16, "bf16": torch.bfloat16,
-    "float16": torch.float16, "fp16": torch.float16, "half": torch.float16,
-    "float32": torch.float32, "fp32": torch.float32, "float": torch.float32,
-}
 RANDOM_INIT_STD = 0.02  # HF's initializer_range: keeps random-weight activations finite in bf16
 _MAX_NAMES_SHOWN = 8
 
@@ -63,16 +61,16 @@ def load_model(
 ) -> HunyuanDenseForCausalLM:
     """Build the native model from a Checkpoint, a model dir (or hub id), or a config dict.
 
-    device: None -> "cuda" when available, else "cpu". dtype: torch dtype or a name; None /
-    "auto" -> the checkpoint's dtype on CUDA, float32 on CPU. random_weights: real-shape random
+    device: None -> "cuda" when available, else "cpu". dtype: a torch dtype or a name
+    (hymt.engine.dtypes; None / "auto": bfloat16 on CUDA, float32 on CPU). random_weights: real-shape random
     weights generated on the device (a config dict needs this). The result carries
     `model.load_stats` (LoadStats).
     """
     t0 = time.perf_counter()
     config, model_dir = _resolve_source(checkpoint_or_config, random_weights)
     cfg = HunyuanDenseConfig.from_dict(config)
-    device = torch.device(device if device is not None else ("cuda" if torch.cuda.is_available() else "cpu"))
-    dtype = resolve_dtype(dtype, cfg, device)
+    device = resolve_device(device)
+    dtype = resolve_dtype(dtype, device)
     prequantized = None if random_weights else _prequantized_format(config)
     scheme = _quant_scheme(quantization, prequantized, device)
     linear = Linear if scheme is None else _quant().linear_factory(scheme)
@@ -89,28 +87,13 @@ def load_model(
     model.quantization = None if scheme is None else scheme.name
     if device.type == "cuda":
         torch.cuda.synchronize(device)
-    weight_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
+    weight_bytes = param_bytes(model)
     model.load_stats = LoadStats(time.perf_counter() - t0, weight_bytes, num_tensors, source)
     logger.info(
         "loaded %s (%s%s, %.2f GB on %s) in %.2f s", source, str(dtype).removeprefix("torch."),
         f", {scheme.name} weights" if scheme else "", weight_bytes / 1e9, device, model.load_stats.seconds,
     )
     return model
-
-
-def resolve_dtype(dtype, cfg: HunyuanDenseConfig, device: torch.device) -> torch.dtype:
-    if isinstance(dtype, torch.dtype):
-        return dtype
-    if dtype is None or dtype == "auto":
-        if device.type != "cuda":
-            return torch.float32  # bf16 matmuls on CPU are slow and only approximate the reference
-        return DTYPE_NAMES.get(cfg.torch_dtype, torch.bfloat16)
-    if isinstance(dtype, str) and dtype.lower() in DTYPE_NAMES:
-        return DTYPE_NAMES[dtype.lower()]
-    raise InvalidInputError(
-        f"dtype {dtype!r} is not supported; valid: 'auto', {sorted(set(DTYPE_NAMES))} or a torch.dtype",
-        field="dtype",
-    )
 
 
 def _resolve_source(obj, random_weights: bool) -> tuple[dict, Path | None]:
@@ -263,27 +246,16 @@ def _prequantized_format(config: dict):
     return detect_prequantized(config)
 
 
-def _kernel_variants(scheme) -> list[str]:
-    """Scheme names storing the same weights as `scheme` (int4 and int4-triton): choosing
-    one of them for a pre-quantized checkpoint picks a kernel, it does not re-quantize."""
-    return [name for name, other in _quant().SCHEMES.items()
-            if (other.bits, other.has_zero_point, other.is_fp8) == (scheme.bits, scheme.has_zero_point, scheme.is_fp8)]
-
-
 def _quant_scheme(quantization: str | None, prequantized, device: torch.device):
     """The scheme to build: the checkpoint's own when pre-quantized, else the one asked for."""
     if prequantized is not None:
         own = prequantized.scheme
-        variants = _kernel_variants(own)
-        if quantization is not None and quantization not in variants:
+        if quantization not in (None, own.name):
             raise InvalidInputError(
                 f"the checkpoint is already quantized ({prequantized.name}, {own.name}); "
-                f"quantization={quantization!r} cannot re-quantize it; valid: None or "
-                f"{' or '.join(repr(v) for v in variants)}",
+                f"quantization={quantization!r} cannot re-quantize it; valid: None or {own.name!r}",
                 field="quantization",
             )
-        if quantization is not None and quantization != own.name:
-            own = replace(own, name=quantization, kernel=_quant().SCHEMES[quantization].kernel)
         supported = _quant().supported_schemes(device)
         if own.name not in supported:
             raise InvalidInputError(

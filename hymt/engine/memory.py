@@ -1,5 +1,6 @@
-"""Memory budget -> number of KV blocks, and the memory report the engine logs.
+"""Memory budget arithmetic: the budget, the weights it must hold, and what is left for KV blocks.
 
+Pure functions of sizes; memory_planner.py measures the sizes on the device and calls them.
 On CUDA the budget is `EngineConfig.gpu_memory_gb` (GB = 1e9 bytes) or
 `gpu_memory_utilization` x total device memory. Weights, the sampler's state, the activation
 peak of a profiling forward at max_num_batched_tokens, the CUDA-graph pool and a safety margin
@@ -12,14 +13,15 @@ max_model_len capped at CPU_KV_CAP_BYTES.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from typing import Any
 
 import torch
 
 from hymt.engine.config import EngineConfig
+from hymt.engine.memory_report import GB
+from hymt.engine.network.hunyuan_config import HunyuanDenseConfig
 from hymt.errors import EngineError
 
-GB = 1e9
 CPU_KV_CAP_BYTES = 256 * 2**20
 # Slack for allocator fragmentation, cuBLAS/Triton workspaces and graph-pool growth.
 SAFETY_MARGIN_BYTES = 256 * 2**20
@@ -27,149 +29,6 @@ SAFETY_MARGIN_FRACTION = 0.02
 # The planned graph pool is the largest bucket's, measured; the smaller buckets' captures add
 # what they cannot fit into its freed blocks.
 GRAPH_POOL_SLACK = 1.1
-
-KV_DTYPES = {
-    "bf16": torch.bfloat16,
-    "fp16": torch.float16,
-    "fp32": torch.float32,
-    "fp8": getattr(torch, "float8_e4m3fn", None),
-}
-
-
-@dataclass(frozen=True)
-class KVShape:
-    """The per-layer shape of the paged cache: [num_blocks, block_size, num_kv_heads, head_dim]."""
-
-    num_layers: int
-    num_kv_heads: int
-    head_dim: int
-    dtype: torch.dtype
-
-    @property
-    def bytes_per_token(self) -> int:
-        elem = torch.empty((), dtype=self.dtype).element_size()
-        return 2 * self.num_layers * self.num_kv_heads * self.head_dim * elem  # K and V
-
-    def block_bytes(self, block_size: int) -> int:
-        return self.bytes_per_token * block_size
-
-
-def kv_shape_from_config(model_config: dict, dtype: torch.dtype) -> KVShape:
-    """KV geometry of a hunyuan_v1_dense config.json."""
-    heads = int(model_config["num_attention_heads"])
-    head_dim = model_config.get("head_dim") or model_config.get("attention_head_dim")
-    head_dim = int(head_dim or model_config["hidden_size"] // heads)
-    kv_heads = int(model_config.get("num_key_value_heads") or heads)
-    return KVShape(int(model_config["num_hidden_layers"]), kv_heads, head_dim, dtype)
-
-
-#: Compute capability Triton's float8e4nv (the fp8 KV cache's dtype in the kernels) needs: Ada / Hopper.
-FP8_MIN_CAPABILITY = (8, 9)
-
-
-def kv_cache_dtype(config: EngineConfig, model_dtype: torch.dtype, device: torch.device | str | None = None
-                   ) -> torch.dtype:
-    """The paged cache's dtype for `config.kv_cache_dtype` ("auto" = the model dtype).
-
-    "fp8" is torch.float8_e4m3fn stored WITHOUT a scale (scale 1.0): K is stored after the
-    QK-norm, so its entries are O(1) (times the norm weight), and V, the projection of an
-    RMS-normed hidden state, is expected to be of the same order (not yet measured on the
-    real checkpoints; tools/gpu_check_model.py is where to look). e4m3 keeps 3 mantissa bits
-    (relative rounding error <= 2^-4) over [2^-6, 448]; smaller magnitudes lose precision
-    (subnormals down to 2^-9, below that 0) and values beyond +-448 saturate at +-448
-    (kv_store.to_cache_dtype; the Triton store uses a saturating cast). A per-tensor scale
-    would only be needed for activations outside that range. Half the bytes of bf16, so
-    twice the KV blocks at the same budget.
-
-    On CUDA, fp8 needs compute capability >= 8.9 (FP8_MIN_CAPABILITY); older GPUs get an
-    EngineError naming the values valid there. `device` None skips that check.
-    """
-    if config.kv_cache_dtype == "auto":
-        return model_dtype
-    dtype = KV_DTYPES[config.kv_cache_dtype]
-    if dtype is None:
-        raise EngineError(f"kv_cache_dtype {config.kv_cache_dtype!r} needs a torch build with float8")
-    if config.kv_cache_dtype == "fp8" and device is not None:
-        check_fp8_kv_device(torch.device(device))
-    return dtype
-
-
-def check_fp8_kv_device(device: torch.device) -> None:
-    """EngineError when `device` is a GPU too old for an fp8 KV cache (CPU is always fine)."""
-    if device.type != "cuda":
-        return
-    capability = torch.cuda.get_device_capability(device)
-    if tuple(capability) >= FP8_MIN_CAPABILITY:
-        return
-    valid = ", ".join(repr(name) for name in ("auto", *KV_DTYPES) if name != "fp8")
-    need = ".".join(map(str, FP8_MIN_CAPABILITY))
-    raise EngineError(
-        f"kv_cache_dtype 'fp8' needs a GPU of compute capability >= {need} (Ada, Hopper or newer; "
-        f"Triton's float8e4nv); {device} is {capability[0]}.{capability[1]}. "
-        f"Valid kv_cache_dtype values on this device: {valid}"
-    )
-
-
-def kv_dtype_name(dtype: torch.dtype) -> str:
-    """The EngineConfig name of a cache dtype ("bf16", "fp8", ...); str(dtype) for others."""
-    for name, known in KV_DTYPES.items():
-        if known is not None and known == dtype:
-            return name
-    return str(dtype).removeprefix("torch.")
-
-
-@dataclass(frozen=True)
-class MemoryReport:
-    """Where the engine's device memory goes; `hymt bench` and the server log print it.
-
-    Attributes:
-        device: "cuda:0", "cpu", ...
-        budget_bytes: the budget the KV cache was sized from (None on CPU or with num_kv_blocks).
-        device_total_bytes: the device's memory (0 on CPU).
-        weights_bytes: model weights as loaded (after quantization).
-        kv_cache_bytes / num_kv_blocks / kv_block_bytes / block_size: the paged cache.
-        kv_cache_dtype: the cache's element type, as EngineConfig names it ("bf16", "fp8", ...).
-        activation_bytes: peak extra memory of a max_num_batched_tokens forward + sampling.
-        cuda_graph_bytes: memory held by the captured decode graphs (0 when eager).
-        cuda_graph_planned_bytes: what the KV sizing set aside for them (measured on the
-            largest bucket before the cache existed).
-        sampler_bytes: the sampler's per-sequence penalty table.
-        peak_bytes: the most the caching allocator has held since the engine started.
-    """
-
-    device: str
-    budget_bytes: int | None
-    device_total_bytes: int
-    weights_bytes: int
-    kv_cache_bytes: int
-    num_kv_blocks: int
-    kv_block_bytes: int
-    block_size: int
-    activation_bytes: int
-    cuda_graph_bytes: int
-    cuda_graph_planned_bytes: int
-    sampler_bytes: int
-    peak_bytes: int
-    kv_cache_dtype: str
-
-    @property
-    def kv_tokens(self) -> int:
-        return self.num_kv_blocks * self.block_size
-
-    def to_dict(self) -> dict:
-        return {**asdict(self), "kv_tokens": self.kv_tokens}
-
-    def format(self) -> str:
-        def gb(x: int | None) -> str:
-            return "-" if x is None else f"{x / GB:.2f} GB"
-
-        return (
-            f"memory on {self.device}: budget {gb(self.budget_bytes)}, weights {gb(self.weights_bytes)}, "
-            f"KV {self.kv_cache_dtype} {gb(self.kv_cache_bytes)} ({self.num_kv_blocks} blocks x "
-            f"{self.block_size} tokens = {self.kv_tokens} tokens), activations {gb(self.activation_bytes)}, "
-            f"CUDA graphs {gb(self.cuda_graph_bytes)} (planned {gb(self.cuda_graph_planned_bytes)}), sampler {gb(self.sampler_bytes)}, "
-            f"peak {gb(self.peak_bytes)}"
-        )
 
 
 def budget_bytes(config: EngineConfig, device_total_bytes: int) -> int:
@@ -181,17 +40,13 @@ def budget_bytes(config: EngineConfig, device_total_bytes: int) -> int:
 
 def estimate_weight_bytes(model_config: dict, dtype: torch.dtype, quantization: str | None = None) -> int:
     """Bytes of a hunyuan_v1_dense model's weights, from config.json alone (pre-load check)."""
-    h = int(model_config["hidden_size"])
-    inter = int(model_config["intermediate_size"])
-    vocab = int(model_config["vocab_size"])
-    kv = kv_shape_from_config(model_config, dtype)
-    q_width = int(model_config["num_attention_heads"]) * kv.head_dim
-    kv_width = kv.num_kv_heads * kv.head_dim
-    linear = kv.num_layers * (h * q_width + 2 * h * kv_width + q_width * h + 3 * h * inter)
-    other = vocab * h * (1 if model_config.get("tie_word_embeddings", True) else 2)
-    other += kv.num_layers * (2 * h + 2 * kv.head_dim) + h
+    cfg = HunyuanDenseConfig.from_dict(model_config)
+    h, layers = cfg.hidden_size, cfg.num_layers
+    linear = layers * (h * cfg.q_size + 2 * h * cfg.kv_size + cfg.q_size * h + 3 * h * cfg.intermediate_size)
+    other = cfg.vocab_size * h * (1 if cfg.tie_word_embeddings else 2)
+    other += layers * (2 * h + 2 * cfg.head_dim) + h
     elem = torch.empty((), dtype=dtype).element_size()
-    per_linear = elem
+    per_linear: float = elem
     if quantization is not None:
         from hymt.engine.quant.schemes import SCHEMES
 
@@ -209,7 +64,6 @@ SMALL_BUDGET_TIERS = (
     (8 * GB, {"max_num_batched_tokens": 4096, "max_num_seqs": 256, "cuda_graph_max_bs": 256}),
     (3 * GB, {"max_num_batched_tokens": 2048, "max_num_seqs": 128, "cuda_graph_max_bs": 128}),
 )
-SMALL_BUDGET_HEADROOM_BYTES, SMALL_BUDGET_STEP = SMALL_BUDGET_TIERS[0]
 
 
 def fit_config_to_budget(config: EngineConfig, budget: int, weight_bytes: int) -> EngineConfig:
@@ -281,3 +135,15 @@ def default_cpu_blocks(config: EngineConfig, block_bytes: int, cap_bytes: int = 
     wanted = config.max_num_seqs * per_seq
     capped = max(per_seq, cap_bytes // block_bytes)
     return min(wanted, capped) + 1  # + the null block
+
+
+def param_bytes(model: Any) -> int:
+    """Bytes of a model's parameters, storage shared between parameters counted once (the
+    tied LM head and embedding are views of one tensor)."""
+    seen: set[int] = set()
+    total = 0
+    for p in model.parameters():
+        if p.data_ptr() not in seen:
+            seen.add(p.data_ptr())
+            total += p.numel() * p.element_size()
+    return total

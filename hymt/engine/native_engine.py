@@ -9,13 +9,12 @@ the host applies n-1's results, builds its outputs and plans n+1 while the GPU c
 Decode inputs the host has not seen come from n-1's device tensor; a request that hits a stop
 token at n-1 has one wasted token computed at n; `step()` returns the outputs of the step
 before the one it launches, and `has_unfinished()` stays True until the last is read.
-HYMT_OVERLAP=0 turns it off.
+EngineConfig.overlap (HYMT_OVERLAP) turns it on or off.
 """
 from __future__ import annotations
 
+import functools
 import itertools
-import logging
-import os
 import random
 import time
 from collections.abc import Sequence as Seq
@@ -26,11 +25,17 @@ from typing import Any
 import torch
 
 from hymt.engine.block_manager import BlockManager
-from hymt.engine.config import EngineConfig
+from hymt.engine.config import EngineConfig, with_env_overrides
+from hymt.engine.devices import resolve_device
+from hymt.engine.dtypes import resolve_dtype
 from hymt.engine.interface import Engine, EngineStats
-from hymt.engine.memory import MemoryReport
+from hymt.engine.layers.kernel_choice import set_triton_disabled
+from hymt.engine.loader import load_model
+from hymt.engine.memory_planner import MemoryPlan, MemoryPlanner, log_memory
+from hymt.engine.memory_report import MemoryReport
 from hymt.engine.model_runner import ModelRunner
 from hymt.engine.outputs import RequestOutput
+from hymt.engine.sampler import Sampler
 from hymt.engine.sampling import SamplingParams
 from hymt.engine.scheduler import Scheduler, SchedulerOutput
 from hymt.engine.sequence import Sequence
@@ -38,45 +43,43 @@ from hymt.engine.step_timer import StepTimer
 from hymt.errors import EngineError, InvalidInputError
 from hymt.gc_tuning import tune_collector, untune_collector
 
-log = logging.getLogger(__name__)
-
-DTYPES = {"bfloat16": torch.bfloat16, "bf16": torch.bfloat16, "float16": torch.float16,
-          "fp16": torch.float16, "half": torch.float16, "float32": torch.float32, "fp32": torch.float32}
-
-
-def resolve_device(device: str | torch.device | None) -> torch.device:
-    """Default: CUDA when available, else CPU."""
-    if device is None:
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    try:
-        dev = torch.device(device)
-    except (RuntimeError, TypeError) as e:
-        raise InvalidInputError(f"device {device!r} is not a torch device (e.g. 'cuda', 'cuda:1', 'cpu')",
-                                field="device") from e
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        raise InvalidInputError("device 'cuda' requested but CUDA is not available; use device='cpu'",
-                                field="device")
-    if dev.type == "cuda" and dev.index is None:
-        dev = torch.device("cuda", torch.cuda.current_device())
-    return dev
-
-
-def resolve_dtype(dtype: str | torch.dtype | None, device: torch.device) -> torch.dtype:
-    """Default: bfloat16 on CUDA, float32 on CPU."""
-    if dtype is None:
-        return torch.bfloat16 if device.type == "cuda" else torch.float32
-    if isinstance(dtype, torch.dtype):
-        return dtype
-    if dtype in DTYPES:
-        return DTYPES[dtype]
-    raise InvalidInputError(f"dtype must be one of {sorted(DTYPES)}, got {dtype!r}", field="dtype")
-
 
 def _eos_ids(model_config: dict) -> tuple[int, ...]:
     eos = model_config.get("eos_token_id")
     if eos is None:
         return ()
     return tuple(int(e) for e in (eos if isinstance(eos, (list, tuple)) else [eos]))
+
+
+@dataclass(frozen=True)
+class StartedModel:
+    """A model on its device, ready to step: the runner, the engine's sampler, the memory plan
+    they were sized by, and the config after the plan fitted it to the budget."""
+
+    config: EngineConfig
+    runner: ModelRunner
+    sampler: Sampler
+    plan: MemoryPlan
+
+
+def start_model_runner(source: Any, config: EngineConfig, *, device: torch.device, dtype: torch.dtype,
+                       random_weights: bool = False) -> StartedModel:
+    """Load the model and lay out its device memory (memory_planner.py, in start-up order).
+
+    source: a Checkpoint, or a config.json dict with random_weights=True.
+    """
+    model_config = source if isinstance(source, dict) else source.config
+    planner = MemoryPlanner(config, model_config, device, dtype)
+    config = planner.config
+    model = planner.load_weights(functools.partial(load_model, source, device, dtype,
+                                                   quantization=config.quantization, random_weights=random_weights))
+    runner = ModelRunner(model, config)
+    sampler = Sampler(runner.vocab_size, config.max_num_seqs, device)
+    plan = planner.plan(runner, sampler)
+    runner.allocate(plan)
+    started = StartedModel(config, runner, sampler, plan)
+    log_memory(plan.report(cuda_graph_bytes=runner.graphs.pool_bytes, sampler_bytes=sampler.state_bytes))
+    return started
 
 
 @dataclass
@@ -99,8 +102,9 @@ class NativeEngine(Engine):
         device / dtype: default CUDA + bfloat16 when available, else CPU + float32.
         random_weights: real shapes, random values (benchmarks).
         stop_token_ids: ids ending every request by default; default the checkpoint's eos ids.
-        overlap: plan the next step while the device computes this one; default on for CUDA
-            (HYMT_OVERLAP=0 disables), off on CPU where nothing runs asynchronously.
+
+    The environment overrides some config fields (config.with_env_overrides); `config` is
+    the engine's configuration after them.
     """
 
     def __init__(
@@ -112,7 +116,6 @@ class NativeEngine(Engine):
         dtype: str | torch.dtype | None = None,
         random_weights: bool = False,
         stop_token_ids: Seq[int] | None = None,
-        overlap: bool | None = None,
     ):
         if isinstance(model, (str, Path)):
             from hymt.checkpoint import load_checkpoint
@@ -120,29 +123,32 @@ class NativeEngine(Engine):
             model = load_checkpoint(model)
         self.checkpoint = None if isinstance(model, dict) else model
         model_config = model if isinstance(model, dict) else model.config
-        self.config = config or EngineConfig()
+        config = with_env_overrides(config or EngineConfig())
         self.device = resolve_device(device)
         self.dtype = resolve_dtype(dtype, self.device)
-        self.config = _fit_to_device_budget(self.config, model_config, self.device, self.dtype)
-        self.runner = ModelRunner(model, self.config, device=self.device, dtype=self.dtype,
-                                  random_weights=random_weights)
+        self._triton_was_disabled = set_triton_disabled(config.disable_triton)
+        try:
+            started = start_model_runner(model, config, device=self.device, dtype=self.dtype,
+                                         random_weights=random_weights)
+        except BaseException:
+            set_triton_disabled(self._triton_was_disabled)  # no engine holds the setting
+            raise
+        self.config, self.runner, self.plan = started.config, started.runner, started.plan
+        self.sampler: Sampler | None = started.sampler  # the engine's: the runner only computes logits
         self.vocab_size = self.runner.vocab_size
-        self.sampler = self.runner.sampler
-        self.block_manager = BlockManager(self.runner.num_kv_blocks, self.config.block_size,
+        self.block_manager = BlockManager(self.plan.num_kv_blocks, self.config.block_size,
                                           enable_prefix_caching=self.config.enable_prefix_caching)
         self.scheduler = Scheduler(self.config, self.block_manager)
         if stop_token_ids is None:
             stop_token_ids = getattr(self.checkpoint, "eos_token_ids", None) or _eos_ids(model_config)
         self.stop_token_ids = tuple(int(t) for t in stop_token_ids)
-        self._stop_set = frozenset(self.stop_token_ids)
         self._rng = random.Random(self.config.seed)
         self._seq_ids = itertools.count()
         self._req_ids = itertools.count()
         self._aborted: list[RequestOutput] = []
-        self.timer = StepTimer(self.device)
-        if overlap is None:
-            overlap = self.device.type == "cuda" and os.environ.get("HYMT_OVERLAP", "1") != "0"
-        self.overlap = overlap
+        self.timer = StepTimer(self.device, mode=self.config.step_profile)
+        overlap = self.config.overlap
+        self.overlap = self.device.type == "cuda" if overlap is None else overlap
         self._inflight: _InFlight | None = None
         # Sampled ids come back through pinned memory, alternating between two buffers: the
         # one of step n-1 is read while step n's copy may be pending.
@@ -155,14 +161,15 @@ class NativeEngine(Engine):
 
     # -- Engine interface ---------------------------------------------------------------------
     def add_request(self, prompt_token_ids: Seq[int], params: SamplingParams,
-                    request_id: str | None = None) -> str:
+                    request_id: str | None = None, *, final_only: bool = False) -> str:
+        # final_only saves nothing here: a step's outputs cost less than telling them apart.
         self._check_open()
         prompt = self._validate_prompt(prompt_token_ids)
         if not isinstance(params, SamplingParams):
             raise InvalidInputError(f"params must be a SamplingParams, got {type(params).__name__}", field="params")
         if request_id is None:
             request_id = f"req-{next(self._req_ids)}"
-        stop = self._stop_set.union(params.stop_token_ids) if params.stop_token_ids else self._stop_set
+        stop = frozenset(params.effective_stop_ids(self.stop_token_ids))
         seed = params.seed if params.seed is not None else self._rng.getrandbits(63)
         seq = Sequence(next(self._seq_ids), request_id, prompt, params, stop_ids=stop, seed=seed)
         self.scheduler.add(seq)
@@ -193,7 +200,7 @@ class NativeEngine(Engine):
         """Queue the step on the device: inputs, forward, sampling, and the copy of the ids."""
         timer = self.timer
         prev = self._inflight.tokens if self._inflight is not None else None
-        prepared = self.runner.prepare(plan.batch, deferred=(plan.deferred_dst, plan.deferred_src),
+        prepared = self.runner.prepare(plan.batch, deferred_dst=plan.deferred_dst, deferred_src=plan.deferred_src,
                                        prev_tokens=prev)
         timer.lap("prepare")
         logits = self.runner.run(prepared)  # [num_sample, vocab] fp32
@@ -246,7 +253,10 @@ class NativeEngine(Engine):
         )
 
     def memory_report(self) -> MemoryReport:
-        return self.runner.memory_report()
+        return self.plan.report(cuda_graph_bytes=self.runner.graphs.pool_bytes, sampler_bytes=self.sampler.state_bytes)
+
+    def device_name(self) -> str:
+        return str(self.device)
 
     def close(self) -> None:
         if self._closed:
@@ -256,6 +266,7 @@ class NativeEngine(Engine):
         self.sampler = None
         self.runner.close()
         untune_collector(self._gc_threshold)  # the collector sees the engine's objects again
+        set_triton_disabled(self._triton_was_disabled)
 
     # -- helpers ----------------------------------------------------------------------------
     def _check_open(self) -> None:
@@ -286,21 +297,3 @@ class NativeEngine(Engine):
             seq.request_id, seq.prompt, seq.token_ids[seq.num_prompt_tokens :], new, reason is not None,
             reason, None, seq.arrival_time, seq.first_token_time, seq.finish_time,
         )
-
-
-def _fit_to_device_budget(config: EngineConfig, model_config: dict, device: torch.device,
-                          dtype: torch.dtype) -> EngineConfig:
-    """Smaller step sizes under a small CUDA budget (memory.fit_config_to_budget); logged."""
-    if device.type != "cuda" or config.num_kv_blocks is not None:
-        return config
-    from hymt.engine import memory
-
-    total = torch.cuda.get_device_properties(device).total_memory
-    budget = memory.budget_bytes(config, total)
-    weights = memory.estimate_weight_bytes(model_config, dtype, config.quantization)
-    fitted = memory.fit_config_to_budget(config, budget, weights)
-    if fitted != config:
-        log.info("small memory budget (%.2f GB for %.2f GB of weights): max_num_batched_tokens %d, "
-                    "max_num_seqs %d, cuda_graph_max_bs %d", budget / memory.GB, weights / memory.GB,
-                    fitted.max_num_batched_tokens, fitted.max_num_seqs, fitted.cuda_graph_max_bs)
-    return fitted

@@ -1,7 +1,10 @@
 """Per-request sampling parameters, shared by every engine backend."""
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from hymt.errors import InvalidInputError
 
@@ -53,17 +56,18 @@ class SamplingParams:
         """True when the next token is always the argmax (temperature 0)."""
         return self.temperature == 0.0
 
+    def effective_stop_ids(self, default_ids: Iterable[int]) -> tuple[int, ...]:
+        """The ids that end this request: its own, then `default_ids` (the engine's), in that
+        order without repeats; none at all under ignore_eos."""
+        if self.ignore_eos:
+            return ()
+        return tuple(dict.fromkeys((*self.stop_token_ids, *default_ids)))
+
     def with_stop_ids(self, stop_ids: tuple[int, ...] | list[int]) -> SamplingParams:
         """A copy with `stop_ids` added to the stop set (order kept, duplicates dropped)."""
         merged = tuple(dict.fromkeys((*self.stop_token_ids, *stop_ids)))
-        return _replace(self, stop_token_ids=merged)
+        return dataclasses.replace(self, stop_token_ids=merged)
 
-    def replace(self, **changes) -> SamplingParams:
+    def replace(self, **changes: Any) -> SamplingParams:
         """A copy with the given fields changed (validated again)."""
-        return _replace(self, **changes)
-
-
-def _replace(params: SamplingParams, **changes) -> SamplingParams:
-    from dataclasses import replace
-
-    return replace(params, **changes)
+        return dataclasses.replace(self, **changes)

@@ -30,7 +30,8 @@ class Sequence:
     Attributes:
         seq_id: engine-internal integer id (dense, cheap to hash).
         request_id: the caller's id.
-        params: sampling parameters; `stop_ids` is the effective stop set (request + engine).
+        params: sampling parameters; `stop_ids` is the effective stop set
+            (SamplingParams.effective_stop_ids: request + engine, empty under ignore_eos).
         seed: the seed every random draw of this sequence derives from (see sampler.py).
         block_table: physical KV blocks, in position order.
         block_hashes: chained hashes of the full blocks registered so far (prefix cache).
@@ -58,8 +59,7 @@ class Sequence:
         self.request_id = request_id
         self.params = params
         self.max_tokens = params.max_tokens
-        # ignore_eos turns every stop id off: benchmarks force the answer length.
-        self.stop_ids = frozenset() if params.ignore_eos else stop_ids
+        self.stop_ids = stop_ids
         self.seed = seed
         self.prompt: list[int] = list(prompt_token_ids)  # shared by every output; never mutated
         self.token_ids: list[int] = list(self.prompt)

@@ -1,11 +1,11 @@
-"""Per-step time split for profiling the engine loop: HYMT_PROFILE=1.
+"""Per-step time split for profiling the engine loop: EngineConfig.step_profile (HYMT_PROFILE).
 
 Phases: schedule (scheduler planning), prepare (filling and uploading inputs), forward
 (model or graph replay), sample (sampler + queuing the copy of the ids), wait (until the ids
 of the step being completed are on the host), postprocess (scheduler update and outputs).
 
-HYMT_PROFILE=1 ends each phase with a device synchronisation, so GPU time lands in the phase
-that launched it (this serialises host and device: no overlap). HYMT_PROFILE=cpu measures
+"sync" ends each phase with a device synchronisation, so GPU time lands in the phase
+that launched it (this serialises host and device: no overlap). "cpu" measures
 host time only, without synchronising: "wait" is then the time the host idles on the GPU,
 and the other phases are what overlap hides. Every `every` steps a summary line is logged
 at INFO (logger hymt.engine.step_timer).
@@ -13,7 +13,6 @@ at INFO (logger hymt.engine.step_timer).
 from __future__ import annotations
 
 import logging
-import os
 import time
 from dataclasses import dataclass
 
@@ -22,14 +21,6 @@ import torch
 log = logging.getLogger(__name__)
 
 PHASES = ("schedule", "prepare", "forward", "sample", "wait", "postprocess")
-
-
-def profiling_mode() -> str | None:
-    """None (off), "sync" (HYMT_PROFILE=1) or "cpu" (HYMT_PROFILE=cpu)."""
-    value = os.environ.get("HYMT_PROFILE", "0").strip().lower()
-    if value in ("", "0", "false", "off"):
-        return None
-    return "cpu" if value == "cpu" else "sync"
 
 
 @dataclass(frozen=True)
@@ -51,11 +42,10 @@ class StepProfile:
 
 
 class StepTimer:
-    """Accumulates phase durations; a no-op unless enabled."""
+    """Accumulates phase durations; a no-op when `mode` is "off" (EngineConfig.step_profile)."""
 
-    def __init__(self, device: torch.device, *, mode: str | None = "env", every: int = 100):
-        mode = profiling_mode() if mode == "env" else mode
-        self.enabled = mode is not None
+    def __init__(self, device: torch.device, *, mode: str = "off", every: int = 100):
+        self.enabled = mode != "off"
         self.sync = mode == "sync" and torch.device(device).type == "cuda"
         self.every = every
         self.reset()

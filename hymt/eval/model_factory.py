@@ -16,7 +16,7 @@ import torch
 
 from hymt.bench.quant_compare import UNQUANTIZED
 from hymt.engine.config import EngineConfig
-from hymt.engine.factory import BACKENDS
+from hymt.engine.backend_names import BACKENDS
 from hymt.errors import InvalidInputError, UnsupportedTemplateError
 from hymt.families import ModelFamily
 
@@ -60,7 +60,7 @@ class ModelSettings:
         """Where the model runs; None for a remote (openai) engine."""
         if self.engine == "openai":
             return None
-        from hymt.engine.native_engine import resolve_device
+        from hymt.engine.devices import resolve_device
 
         return resolve_device(self.device)
 
@@ -68,7 +68,7 @@ class ModelSettings:
         device = self.torch_device()
         if device is None:
             return None
-        from hymt.engine.native_engine import resolve_dtype
+        from hymt.engine.dtypes import resolve_dtype
 
         return str(resolve_dtype(self.dtype, device)).removeprefix("torch.")
 

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from hymt.engine.factory import BACKENDS
+from hymt.engine.backend_names import BACKENDS
 from hymt.errors import InvalidInputError
 from hymt.families import DEFAULT_MODEL
 

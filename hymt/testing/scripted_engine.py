@@ -51,7 +51,7 @@ class ScriptedEngine(Engine):
         self._fail = message
 
     def add_request(self, prompt_token_ids: Sequence[int], params: SamplingParams,
-                    request_id: str | None = None) -> str:
+                    request_id: str | None = None, *, final_only: bool = False) -> str:
         if self._fail is not None:
             message, self._fail = self._fail, None
             raise EngineError(message)

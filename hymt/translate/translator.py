@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hymt.engine.config import EngineConfig
-from hymt.engine.factory import BACKENDS
+from hymt.engine.backend_names import BACKENDS
 from hymt.engine.interface import Engine, EngineStats
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import InvalidInputError
@@ -359,8 +359,7 @@ def _make_engine(engine: str | Engine, checkpoint: Checkpoint, device: str | Non
 
 
 def _device_of(engine: Engine, requested: str | None) -> str:
-    device = getattr(engine, "device", None)
-    return str(device if device is not None else requested or "cpu")
+    return engine.device_name() or requested or "cpu"
 
 
 def _open_cache(cache: object) -> TranslationCache | None:

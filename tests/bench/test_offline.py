@@ -32,7 +32,7 @@ class ShortEngine(Engine):
     def __init__(self):
         self._queue = []
 
-    def add_request(self, prompt_token_ids, params, request_id=None):
+    def add_request(self, prompt_token_ids, params, request_id=None, *, final_only=False):
         rid = request_id or f"r{len(self._queue)}"
         self._queue.append((rid, list(prompt_token_ids)))
         return rid
@@ -61,7 +61,7 @@ def test_closed_loop_keeps_the_set_number_in_flight_and_answers_every_prompt():
     class CountingEngine(ShortEngine):
         most = 0
 
-        def add_request(self, prompt_token_ids, params, request_id=None):
+        def add_request(self, prompt_token_ids, params, request_id=None, *, final_only=False):
             rid = super().add_request(prompt_token_ids, params, request_id or f"r{id(prompt_token_ids)}")
             CountingEngine.most = max(CountingEngine.most, len(self._queue))
             return rid

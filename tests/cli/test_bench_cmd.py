@@ -92,10 +92,10 @@ def test_closed_loop_run_is_reported_beside_the_all_at_once_run(model_dir, tmp_p
 
 
 def test_compare_quantization_runs_every_scheme_on_the_same_weights(model_dir, tmp_path, capsys):
-    data = _bench_json(model_dir, tmp_path, "--device", "cpu", "--compare-quantization", "int8,int4,fp8,int4-triton",
+    data = _bench_json(model_dir, tmp_path, "--device", "cpu", "--compare-quantization", "int8,int4,fp8",
                        "--quality-prompts", "4")
     runs = {r["scheme"]: r for r in data["runs"]}
-    assert list(runs) == ["bf16", "int8", "int4", "fp8", "int4-triton"]  # the reference is put first
+    assert list(runs) == ["bf16", "int8", "int4", "fp8"]  # the reference is put first
     assert runs["bf16"]["logits"] is None
     weights = {name: r["bench"]["memory"]["engine_report"]["weights_bytes"] for name, r in runs.items()}
     assert weights["int4"] < weights["int8"] < weights["bf16"]
@@ -117,7 +117,7 @@ def test_compare_quantization_rejects_unknown_schemes(model_dir, capsys):
     rc = main(["bench", "--random-weights", "--model", str(model_dir), *SMALL, "--device", "cpu",
                "--compare-quantization", "int8,nf4"])
     assert rc != 0
-    assert "['nf4']; valid: a comma list of bf16, none, float, int8, int4, int4-triton, fp8" in capsys.readouterr().err
+    assert "['nf4']; valid: a comma list of bf16, none, float, int8, int4, fp8" in capsys.readouterr().err
 
 
 def test_server_mode_drives_the_native_api(tmp_path, capsys):

@@ -1,66 +1,17 @@
+"""AsyncEngine: one loop thread over any Engine. Stand-in engines whose steps the tests gate
+(engine_stand_ins.CountingEngine) decide what happens between steps, not the clock."""
 import asyncio
 import threading
-import time
 
 import pytest
+from engine_stand_ins import FAULT, CountingEngine
 
 from hymt.engine.async_engine import AsyncEngine
 from hymt.engine.config import EngineConfig
-from hymt.engine.interface import Engine, EngineStats
+from hymt.engine.interface import EngineStats
 from hymt.engine.native_engine import NativeEngine
-from hymt.engine.outputs import RequestOutput
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import EngineError, InvalidInputError
-
-
-class CountingEngine(Engine):
-    """Each step gives every request one token: prompt[0] + number of tokens so far.
-
-    A prompt starting with 666 makes step() raise (a fault the loop cannot pin on one request).
-    """
-
-    stop_token_ids = (0,)
-
-    def __init__(self, step_delay=0.0):
-        self.reqs: dict[str, tuple[list[int], SamplingParams, list[int]]] = {}
-        self.aborted: list[str] = []
-        self.step_delay = step_delay
-        self.closed = False
-        self.thread_ids: set[int] = set()
-
-    def add_request(self, prompt_token_ids, params, request_id=None):
-        self.thread_ids.add(threading.get_ident())
-        if not prompt_token_ids:
-            raise InvalidInputError("prompt_token_ids must not be empty", field="prompt_token_ids")
-        self.reqs[request_id] = (list(prompt_token_ids), params, [])
-        return request_id
-
-    def step(self):
-        self.thread_ids.add(threading.get_ident())
-        time.sleep(self.step_delay)
-        if any(p[0] == 666 for p, _, _ in self.reqs.values()):
-            raise RuntimeError("kernel fault")
-        outs = []
-        for rid, (prompt, params, toks) in list(self.reqs.items()):
-            toks.append(prompt[0] + len(toks))
-            done = len(toks) >= params.max_tokens
-            outs.append(RequestOutput(rid, prompt, list(toks), [toks[-1]], done, "length" if done else None))
-            if done:
-                del self.reqs[rid]
-        return outs
-
-    def abort(self, request_id):
-        self.aborted.append(request_id)
-        self.reqs.pop(request_id, None)
-
-    def has_unfinished(self):
-        return bool(self.reqs)
-
-    def stats(self):
-        return EngineStats(num_running=len(self.reqs))
-
-    def close(self):
-        self.closed = True
 
 
 @pytest.fixture
@@ -120,15 +71,26 @@ def test_stream_started_late_still_sees_every_token(fake):
     assert [t for d in deltas for t in d.new_token_ids] == [7, 8, 9] and deltas[-1].finished
 
 
+def test_a_request_that_is_only_awaited_asks_the_engine_for_its_final_output(fake):
+    eng, ae = fake
+    waited = ae.submit([1], SamplingParams(max_tokens=2), stream=False)
+    streamed = ae.submit([2], SamplingParams(max_tokens=2))
+    waited.result(timeout=10), streamed.result(timeout=10)
+    assert eng.final_only == {waited.request_id}
+
+
 def test_cancel_aborts_in_the_engine():
-    eng = CountingEngine(step_delay=0.01)
+    eng = CountingEngine(gated=True)
     with AsyncEngine(eng) as ae:
         h = ae.submit([1], SamplingParams(max_tokens=10_000))
-        time.sleep(0.05)
+        eng.allow_steps(2)
+        eng.wait_steps(2)
+        eng.wait_blocked()  # in step 3: its commands were applied before the cancel
         h.cancel()
+        eng.allow_steps(1)  # step 3 ends; the loop applies the cancel before a step 4
         out = h.result(timeout=10)
-        assert out.finished and out.finish_reason == "abort"
-        assert h.request_id in eng.aborted and not eng.reqs
+        assert out.finished and out.finish_reason == "abort" and out.token_ids == [1, 2, 3]
+        assert eng.aborted == [h.request_id] and not eng.reqs
     assert eng.closed
 
 
@@ -143,7 +105,7 @@ def test_bad_request_fails_alone(fake):
 
 def test_step_fault_fails_in_flight_requests_and_the_loop_survives(fake):
     eng, ae = fake
-    doomed = ae.submit([666], SamplingParams(max_tokens=3))
+    doomed = ae.submit([FAULT], SamplingParams(max_tokens=3))
     with pytest.raises(EngineError, match="kernel fault"):
         doomed.result(timeout=10)
     assert doomed.request_id in eng.aborted
@@ -153,11 +115,14 @@ def test_step_fault_fails_in_flight_requests_and_the_loop_survives(fake):
 
 
 def test_close_fails_pending_and_rejects_new():
-    eng = CountingEngine(step_delay=0.01)
+    eng = CountingEngine(gated=True)
     ae = AsyncEngine(eng)
     h = ae.submit([1], SamplingParams(max_tokens=10_000))
-    time.sleep(0.03)
-    ae.close()
+    eng.wait_blocked()  # the loop thread is inside a step
+    closer = threading.Thread(target=ae.close)
+    closer.start()
+    eng.allow_steps(1)  # that step ends; the loop sees the close
+    closer.join(10)
     with pytest.raises(EngineError, match="closed"):
         h.result(timeout=10)
     with pytest.raises(EngineError, match="closed"):
@@ -170,12 +135,15 @@ def test_stats_and_timeout(fake):
     _, ae = fake
     assert isinstance(ae.stats(), EngineStats)
     assert ae.stop_token_ids == (0,)
-    slow = CountingEngine(step_delay=0.2)
-    with AsyncEngine(slow) as ae2:
+    gated = CountingEngine(gated=True)
+    with AsyncEngine(gated) as ae2:
         h = ae2.submit([1], SamplingParams(max_tokens=50))
+        gated.wait_blocked()  # no step may finish: the request cannot
         with pytest.raises(TimeoutError):
             h.result(timeout=0.05)
         h.cancel()
+        gated.allow_steps(1)
+        assert h.result(timeout=10).finish_reason == "abort"
 
 
 def test_native_engine_stream_equals_generate(tiny_config):
@@ -187,18 +155,15 @@ def test_native_engine_stream_equals_generate(tiny_config):
     with AsyncEngine(engine) as ae:
         async def main():
             handles = [ae.submit(p, params) for p in prompts]
-            return [[d async for d in h.stream()] for h in handles]
+            streams = [[d async for d in h.stream()] for h in handles]
+            long = ae.submit([3] * 5, SamplingParams(max_tokens=40, ignore_eos=True))
+            async for _ in long.stream():  # running: it holds KV blocks
+                long.cancel()
+                break
+            return streams, await long.wait()
 
-        streams = asyncio.run(main())
+        streams, cancelled = asyncio.run(main())
         assert [[t for d in s for t in d.new_token_ids] for s in streams] == expected
         assert [s[-1].token_ids for s in streams] == expected
-        long = ae.submit([3] * 5, SamplingParams(max_tokens=40, ignore_eos=True))
-        deadline = time.time() + 5
-        while not engine.stats().kv_blocks_used and time.time() < deadline:
-            time.sleep(0.001)
-        long.cancel()
-        assert long.result(timeout=10).finish_reason == "abort"
-        deadline = time.time() + 5
-        while engine.stats().kv_blocks_used and time.time() < deadline:
-            time.sleep(0.01)
-        assert engine.stats().kv_blocks_used == 0
+        # The loop aborted it in the engine (freeing its blocks) before reporting the abort.
+        assert cancelled.finish_reason == "abort" and engine.stats().kv_blocks_used == 0

@@ -86,9 +86,9 @@ def case(request, tmp_path_factory) -> Case:
 
 def engine_for(case: Case, *, overlap: bool = False, **overrides) -> NativeEngine:
     cfg = dict(max_num_seqs=64, max_num_batched_tokens=4096, max_model_len=MAX_MODEL_LEN, block_size=BLOCK,
-               num_kv_blocks=1200, enable_prefix_caching=False)
+               num_kv_blocks=1200, enable_prefix_caching=False, overlap=overlap)
     cfg.update(overrides)
-    return NativeEngine(case.checkpoint, EngineConfig(**cfg), device="cpu", dtype=torch.float32, overlap=overlap)
+    return NativeEngine(case.checkpoint, EngineConfig(**cfg), device="cpu", dtype=torch.float32)
 
 
 def assert_matches(case: Case, got: list[list[int]]) -> None:

@@ -1,7 +1,7 @@
 import pytest
 
 from hymt.engine.config import EngineConfig
-from hymt.engine.factory import BACKENDS, create_engine
+from hymt.engine.factory import create_engine
 from hymt.engine.native_engine import NativeEngine
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import InvalidInputError
@@ -10,7 +10,7 @@ from hymt.errors import InvalidInputError
 def test_unknown_backend_lists_the_valid_ones():
     with pytest.raises(InvalidInputError, match="native, transformers, openai") as e:
         create_engine("vllm", None)
-    assert e.value.field == "backend" and BACKENDS == ("native", "transformers", "openai")
+    assert e.value.field == "backend"
 
 
 def test_native_backend(tiny_config):
@@ -34,3 +34,15 @@ def test_openai_backend_is_built_lazily():
     engine = create_engine("openai", None, base_url="http://127.0.0.1:9", model="m", prompt_format="tokens")
     assert isinstance(engine, OpenAIEngine)
     engine.close()
+
+
+def test_the_entry_points_import_no_torch():
+    """The CLI and the server read names, configs and types at start-up, before a model loads."""
+    import subprocess
+    import sys
+
+    modules = ("factory", "interface", "config", "sampling", "outputs", "dtypes", "memory_report",
+               "run_to_completion", "backend_names")
+    code = "import sys; " + "; ".join(f"import hymt.engine.{m}" for m in modules) + "; print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -13,8 +13,10 @@ import torch
 
 from hymt.engine import memory as mem
 from hymt.engine.batch import ScheduledSeq, StepBatch
-from hymt.engine.config import KV_CACHE_DTYPE_CHOICES, EngineConfig
+from hymt.engine.config import EngineConfig
+from hymt.engine.dtypes import kv_cache_dtype, kv_cache_dtype_name
 from hymt.engine.model_runner import ModelRunner
+from hymt.engine.native_engine import StartedModel, start_model_runner
 from hymt.engine.network.hunyuan_dense import kv_bytes_per_block
 from hymt.errors import EngineError, InvalidInputError
 
@@ -36,34 +38,32 @@ def test_invalid_kv_cache_dtype_names_the_valid_values():
     with pytest.raises(InvalidInputError, match="kv_cache_dtype must be one of") as info:
         EngineConfig(kv_cache_dtype="int8")
     assert info.value.field == "kv_cache_dtype"
-    assert all(repr(v) in str(info.value) for v in KV_CACHE_DTYPE_CHOICES)
+    assert "('auto', 'bf16', 'fp16', 'fp32', 'fp8')" in str(info.value)
 
 
 def test_names_resolve_to_torch_dtypes():
-    assert mem.kv_cache_dtype(EngineConfig(), torch.bfloat16) is torch.bfloat16  # auto = the model's
-    assert mem.kv_cache_dtype(EngineConfig(kv_cache_dtype="fp8"), torch.bfloat16, "cpu") is torch.float8_e4m3fn
-    assert mem.kv_cache_dtype(EngineConfig(kv_cache_dtype="fp16"), torch.float32) is torch.float16
-    assert [mem.kv_dtype_name(d) for d in (torch.bfloat16, torch.float8_e4m3fn, torch.float32)] == [
+    assert kv_cache_dtype("auto", torch.bfloat16) is torch.bfloat16  # auto = the model's
+    assert kv_cache_dtype("fp8", torch.bfloat16, torch.device("cpu")) is torch.float8_e4m3fn
+    assert kv_cache_dtype("fp16", torch.float32) is torch.float16
+    assert [kv_cache_dtype_name(d) for d in (torch.bfloat16, torch.float8_e4m3fn, torch.float32)] == [
         "bf16", "fp8", "fp32"]
 
 
 def test_fp8_on_a_gpu_older_than_sm89_is_refused(monkeypatch):
-    fp8 = EngineConfig(kv_cache_dtype="fp8")
+    gpu = torch.device("cuda:0")
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (8, 0))  # A100
     with pytest.raises(EngineError, match=r"compute capability >= 8\.9.*cuda:0 is 8\.0") as info:
-        mem.kv_cache_dtype(fp8, torch.bfloat16, "cuda:0")
+        kv_cache_dtype("fp8", torch.bfloat16, gpu)
     assert "valid kv_cache_dtype values on this device: 'auto', 'bf16', 'fp16', 'fp32'" in str(info.value).lower()
-    assert mem.kv_cache_dtype(EngineConfig(kv_cache_dtype="bf16"), torch.bfloat16, "cuda:0") is torch.bfloat16
+    assert kv_cache_dtype("bf16", torch.bfloat16, gpu) is torch.bfloat16
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (9, 0))  # H100 / H200
-    assert mem.kv_cache_dtype(fp8, torch.bfloat16, "cuda:0") is torch.float8_e4m3fn
+    assert kv_cache_dtype("fp8", torch.bfloat16, gpu) is torch.float8_e4m3fn
 
 
 def test_fp8_doubles_the_block_count_at_the_same_budget(tiny_config):
     bf16 = kv_bytes_per_block(tiny_config, 16, torch.bfloat16)
     fp8 = kv_bytes_per_block(tiny_config, 16, torch.float8_e4m3fn)
     assert bf16 == 2 * 2 * 16 * 2 * 16 * 2 and fp8 * 2 == bf16  # K+V x layers x tokens x heads x dim x bytes
-    shape = mem.kv_shape_from_config(tiny_config, torch.float8_e4m3fn)
-    assert shape.block_bytes(16) == fp8
     plan = dict(budget=8 * 10**9, used=5 * 10**9, min_blocks=10)
     blocks_bf16 = mem.plan_kv_blocks(block_bytes=bf16, **plan)
     blocks_fp8 = mem.plan_kv_blocks(block_bytes=fp8, **plan)
@@ -79,23 +79,27 @@ def checkpoint(tmp_path_factory):
     return load_checkpoint(write_tiny_checkpoint(tmp_path_factory.mktemp("kvdtype") / "m", "HY-MT1.5-1.8B"))
 
 
-def runner_for(checkpoint, kv_cache_dtype: str) -> ModelRunner:
+def runner_for(checkpoint, kv_cache_dtype: str) -> StartedModel:
     cfg = EngineConfig(max_num_seqs=8, max_num_batched_tokens=256, max_model_len=80, block_size=BS,
                        num_kv_blocks=1 + len(PROMPT_LENS) * 20, kv_cache_dtype=kv_cache_dtype)
-    return ModelRunner(checkpoint, cfg, device=torch.device("cpu"), dtype=torch.float32)
+    return start_model_runner(checkpoint, cfg, device=torch.device("cpu"), dtype=torch.float32)
+
+
+def execute(runner: ModelRunner, batch: StepBatch) -> torch.Tensor:
+    return runner.run(runner.prepare(batch))
 
 
 def teacher_forced(runner: ModelRunner, prompts: list[list[int]], forced: list[list[int]] | None):
     """Logits [seqs, DECODE_STEPS + 1, vocab] and the greedy tokens (or `forced` ones) fed."""
     tables = [list(range(1 + 20 * i, 21 + 20 * i)) for i in range(len(prompts))]
-    logits = [runner.execute(StepBatch([ScheduledSeq(i, p, 0, tables[i], True) for i, p in enumerate(prompts)]))]
+    logits = [execute(runner, StepBatch([ScheduledSeq(i, p, 0, tables[i], True) for i, p in enumerate(prompts)]))]
     fed = [[] for _ in prompts]
     for step in range(DECODE_STEPS):
         nxt = logits[-1].argmax(-1).tolist() if forced is None else [f[step] for f in forced]
         for i, tok in enumerate(nxt):
             fed[i].append(tok)
         batch = [ScheduledSeq(i, [fed[i][-1]], len(p) + step, tables[i], True) for i, p in enumerate(prompts)]
-        logits.append(runner.execute(StepBatch(batch)))
+        logits.append(execute(runner, StepBatch(batch)))
     return torch.stack(logits, dim=1), fed
 
 
@@ -103,14 +107,15 @@ def test_tiny_model_with_an_fp8_cache_stays_close_to_the_fp32_cache(checkpoint):
     gen = torch.Generator().manual_seed(0)
     vocab = int(checkpoint.config["vocab_size"])
     prompts = [torch.randint(3, vocab, (n,), generator=gen).tolist() for n in PROMPT_LENS]
-    ref_runner = runner_for(checkpoint, "auto")
-    ref, greedy = teacher_forced(ref_runner, prompts, None)
-    assert ref_runner.kv_caches[0][0].dtype == torch.float32
+    ref_started = runner_for(checkpoint, "auto")
+    ref, greedy = teacher_forced(ref_started.runner, prompts, None)
+    assert ref_started.runner.kv_caches[0][0].dtype == torch.float32
     errors = {}
     for name, dtype in (("fp8", torch.float8_e4m3fn), ("bf16", torch.bfloat16)):
-        runner = runner_for(checkpoint, name)
-        assert runner.kv_caches[0][0].dtype == dtype and runner.memory_report().kv_cache_dtype == name
-        got, _ = teacher_forced(runner, prompts, greedy)
+        started = runner_for(checkpoint, name)
+        report = started.plan.report(cuda_graph_bytes=0, sampler_bytes=0)
+        assert started.runner.kv_caches[0][0].dtype == dtype and report.kv_cache_dtype == name
+        got, _ = teacher_forced(started.runner, prompts, greedy)
         rel_l2 = (torch.linalg.vector_norm(got - ref) / torch.linalg.vector_norm(ref)).item()
         top1 = (got.argmax(-1) == ref.argmax(-1)).float().mean().item()
         errors[name] = (rel_l2, top1)
@@ -126,7 +131,7 @@ def test_tiny_model_with_an_fp8_cache_stays_close_to_the_fp32_cache(checkpoint):
     assert torch.all(lead[flips] < 0.5 * typical_margin), (lead[flips], typical_margin)  # near ties only
     # The fp8 cache really is coarser than bf16 (3 vs 7 mantissa bits), by about 2^4.
     assert 4 * errors["bf16"][0] < fp8_l2 < 64 * errors["bf16"][0], errors
-    assert runner_for(checkpoint, "fp8").kv_block_bytes * 4 == ref_runner.kv_block_bytes  # vs fp32
+    assert runner_for(checkpoint, "fp8").plan.kv_block_bytes * 4 == ref_started.plan.kv_block_bytes  # vs fp32
 
 
 def test_native_engine_generates_with_an_fp8_cache(checkpoint):

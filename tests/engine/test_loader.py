@@ -8,9 +8,10 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
-from hymt.engine.layers import SeqChunk, build_attention_metadata
+from hymt.engine.batch import ScheduledSeq, StepBatch
 from hymt.engine.loader import load_model
 from hymt.engine.network import allocate_kv_cache
+from hymt.engine.step_inputs import build_step_inputs
 from hymt.errors import InvalidInputError, ModelLoadError
 
 CONFIG = dict(
@@ -38,7 +39,8 @@ def hf_state(cfg: dict, seed: int = 0) -> dict[str, torch.Tensor]:
             p + "input_layernorm.weight": 1 + 0.1 * r(h), p + "post_attention_layernorm.weight": 1 + 0.1 * r(h),
             p + "self_attn.q_proj.weight": r(q, h), p + "self_attn.k_proj.weight": r(kv, h),
             p + "self_attn.v_proj.weight": r(kv, h), p + "self_attn.o_proj.weight": r(h, q),
-            p + "self_attn.query_layernorm.weight": 1 + 0.1 * r(d), p + "self_attn.key_layernorm.weight": 1 + 0.1 * r(d),
+            p + "self_attn.query_layernorm.weight": 1 + 0.1 * r(d),
+            p + "self_attn.key_layernorm.weight": 1 + 0.1 * r(d),
             p + "mlp.gate_proj.weight": r(inter, h), p + "mlp.up_proj.weight": r(inter, h),
             p + "mlp.down_proj.weight": r(h, inter),
         }
@@ -64,9 +66,9 @@ def write(path, state: dict, cfg: dict = CONFIG, shards: int = 1):
 
 def logits_of(model, ids=(3, 1, 4, 1, 5, 9, 2, 6)) -> torch.Tensor:
     caches = allocate_kv_cache(model, 4, 4, model.dtype, "cpu")
-    meta = build_attention_metadata([SeqChunk(0, len(ids), (2, 0))], 4, "cpu", all_logits=True)
+    inputs = build_step_inputs(StepBatch([ScheduledSeq(0, list(ids), 0, [2, 0], True)]), 4, "cpu", all_logits=True)
     with torch.no_grad():
-        return model.compute_logits(model(torch.tensor(ids), meta, caches))
+        return model.compute_logits(model(inputs.input_ids, inputs.metadata, caches))
 
 
 def test_single_file_fuses_projections(tmp_path):
@@ -76,7 +78,8 @@ def test_single_file_fuses_projections(tmp_path):
     p = "model.layers.1."
     assert torch.equal(attn.qkv_proj.weight, torch.cat(
         [state[p + f"self_attn.{n}_proj.weight"] for n in "qkv"]))
-    assert torch.equal(mlp.gate_up_proj.weight, torch.cat([state[p + "mlp.gate_proj.weight"], state[p + "mlp.up_proj.weight"]]))
+    gate_up = torch.cat([state[p + "mlp.gate_proj.weight"], state[p + "mlp.up_proj.weight"]])
+    assert torch.equal(mlp.gate_up_proj.weight, gate_up)
     assert model.load_stats.num_tensors == len(state) and model.load_stats.seconds > 0
 
 

@@ -3,6 +3,7 @@ import torch
 
 from hymt.engine import memory as mem
 from hymt.engine.config import EngineConfig
+from hymt.engine.network import kv_bytes_per_block
 from hymt.errors import EngineError
 
 HY_1_8B = dict(hidden_size=2048, intermediate_size=6144, vocab_size=120818, num_hidden_layers=32,
@@ -15,8 +16,8 @@ def test_real_shapes_match_the_derived_sizes():
     # docs/reference/models.md §2.1: 1.791 B params (3.58 GB bf16), 64 KiB KV per token; 7B: 15.0 GB, 128 KiB
     assert mem.estimate_weight_bytes(HY_1_8B, torch.bfloat16) == pytest.approx(3.58e9, rel=0.005)
     assert mem.estimate_weight_bytes(HY_7B, torch.bfloat16) == pytest.approx(15.0e9, rel=0.005)
-    assert mem.kv_shape_from_config(HY_1_8B, torch.bfloat16).bytes_per_token == 64 * 1024
-    assert mem.kv_shape_from_config(HY_7B, torch.bfloat16).block_bytes(16) == 16 * 128 * 1024
+    assert kv_bytes_per_block(HY_1_8B, 1, torch.bfloat16) == 64 * 1024
+    assert kv_bytes_per_block(HY_7B, 16, torch.bfloat16) == 16 * 128 * 1024
     # int8 weights halve the linear layers, not the (bf16) embedding
     int8 = mem.estimate_weight_bytes(HY_1_8B, torch.bfloat16, "int8")
     assert 3.58e9 / 2 < int8 < 3.58e9 * 0.6
@@ -28,14 +29,13 @@ def test_budget_from_gb_or_fraction():
 
 
 def test_plan_kv_blocks_uses_what_is_left():
-    budget = 8 * 10**9
-    used = 5 * 10**9
-    blocks = mem.plan_kv_blocks(budget=budget, used=used, block_bytes=2**20, min_blocks=10)
-    margin = mem.SAFETY_MARGIN_BYTES + mem.SAFETY_MARGIN_FRACTION * budget
-    assert blocks == int((budget - used - margin) // 2**20)
-    capped = mem.plan_kv_blocks(budget=budget, used=used, block_bytes=2**20, min_blocks=10,
-                                free_device_bytes=used // 2)
-    assert capped < blocks
+    # 8 GB - 5 GB used - margin (256 MiB + 2 % of 8 GB = 428,435,456 B) = 2,571,564,544 B = 2452.4 MiB
+    blocks = mem.plan_kv_blocks(budget=8 * 10**9, used=5 * 10**9, block_bytes=2**20, min_blocks=10)
+    assert blocks == 2452
+    # 2.5 GB free on the device - the same margin = 2,071,564,544 B = 1975.6 MiB
+    capped = mem.plan_kv_blocks(budget=8 * 10**9, used=5 * 10**9, block_bytes=2**20, min_blocks=10,
+                                free_device_bytes=25 * 10**8)
+    assert capped == 1975
 
 
 def test_budget_too_small_says_how_much_is_needed():
@@ -48,22 +48,7 @@ def test_budget_too_small_says_how_much_is_needed():
 
 def test_cpu_default_is_bounded():
     cfg = EngineConfig(max_num_seqs=4, max_model_len=64, block_size=16)
-    assert mem.default_cpu_blocks(cfg, block_bytes=1024) == 4 * 4 + 1
+    assert mem.default_cpu_blocks(cfg, block_bytes=1024) == 4 * 4 + 1  # every sequence at full length + null
     big = EngineConfig(max_num_seqs=512, max_model_len=4096, block_size=16)
-    blocks = mem.default_cpu_blocks(big, block_bytes=2**20)
-    assert (blocks - 1) * 2**20 <= mem.CPU_KV_CAP_BYTES
-    huge_block = mem.default_cpu_blocks(big, block_bytes=mem.CPU_KV_CAP_BYTES)
-    assert huge_block == 4096 // 16 + 1  # never below one full-length sequence
-
-
-def test_report_is_typed_and_formats():
-    report = mem.MemoryReport(device="cuda:0", budget_bytes=8 * 10**9, device_total_bytes=141 * 10**9,
-                              weights_bytes=3_580_000_000, kv_cache_bytes=2**30, num_kv_blocks=1024,
-                              kv_block_bytes=2**20, block_size=16, activation_bytes=10**9,
-                              cuda_graph_bytes=2 * 10**8, cuda_graph_planned_bytes=3 * 10**8, sampler_bytes=6 * 10**7, peak_bytes=6 * 10**9,
-                              kv_cache_dtype="fp8")
-    assert report.kv_tokens == 16384
-    text = report.format()
-    assert "weights 3.58 GB" in text and "1024 blocks" in text and "budget 8.00 GB" in text
-    assert "KV fp8 1.07 GB" in text and "CUDA graphs 0.20 GB (planned 0.30 GB)" in text
-    assert report.to_dict()["kv_tokens"] == 16384 and report.to_dict()["kv_cache_dtype"] == "fp8"
+    assert mem.default_cpu_blocks(big, block_bytes=2**19) == 512 + 1  # 256 MiB of 512 KiB blocks
+    assert mem.default_cpu_blocks(big, block_bytes=2**30) == 256 + 1  # never below one 4096-token sequence

@@ -3,6 +3,7 @@ import pytest
 from hymt.engine.config import EngineConfig
 from hymt.engine.interface import EngineStats
 from hymt.engine.native_engine import NativeEngine
+from hymt.engine.run_to_completion import run_to_completion
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import EngineError, InvalidInputError
 
@@ -23,11 +24,10 @@ def engine(tiny_config):
 PROMPTS = [[5, 6, 7], [8, 9, 10, 11, 12, 13, 14], [20] * 12, [33]]
 
 
-def run(engine, prompt_ids, params, rid=None):
-    rid = engine.add_request(prompt_ids, params, rid)
+def run(engine, prompt_ids, params):
+    """Every output of one request, step by step."""
     steps = []
-    while engine.has_unfinished():
-        steps.extend(o for o in engine.step() if o.request_id == rid)
+    run_to_completion(engine, [(prompt_ids, params)], on_output=steps.append)
     return steps
 
 
@@ -151,8 +151,8 @@ def test_overlapped_steps_match_sequential_steps(tiny_config):
     results = {}
     for overlap in (False, True):
         eng = NativeEngine(dict(tiny_config), EngineConfig(max_num_seqs=6, max_num_batched_tokens=24, max_model_len=64,
-                                                           block_size=4, num_kv_blocks=14),
-                           device="cpu", random_weights=True, overlap=overlap)
+                                                           block_size=4, num_kv_blocks=14, overlap=overlap),
+                           device="cpu", random_weights=True)
         outs = eng.generate(prompts, params)
         results[overlap] = [(o.token_ids, o.finish_reason) for o in outs]
         assert eng.scheduler.num_preemptions > 0
@@ -164,8 +164,8 @@ def test_overlapped_steps_match_sequential_steps(tiny_config):
 
 def test_overlap_returns_each_step_one_step_late(tiny_config):
     eng = NativeEngine(dict(tiny_config), EngineConfig(max_num_seqs=4, max_num_batched_tokens=32, max_model_len=64,
-                                                       block_size=4, num_kv_blocks=20),
-                       device="cpu", random_weights=True, overlap=True)
+                                                       block_size=4, num_kv_blocks=20, overlap=True),
+                       device="cpu", random_weights=True)
     eng.add_request([1, 2, 3], SamplingParams(max_tokens=2, ignore_eos=True), "a")
     assert eng.step() == []  # step 1 launched; nothing read yet
     first = eng.step()  # reads step 1, launches step 2
@@ -177,9 +177,8 @@ def test_overlap_returns_each_step_one_step_late(tiny_config):
     eng.close()
 
 
-def test_step_profile(tiny_config, monkeypatch):
-    monkeypatch.setenv("HYMT_PROFILE", "cpu")
-    eng = make_engine(tiny_config)
+def test_step_profile(tiny_config):
+    eng = make_engine(tiny_config, step_profile="cpu")
     eng.generate([[1, 2, 3], [4, 5]], SamplingParams(max_tokens=3, ignore_eos=True))
     prof = eng.timer.summary()
     assert prof.steps == 3 and prof.tokens == 5 + 2 + 2 and set(prof.seconds) >= {"schedule", "forward", "wait"}

@@ -178,7 +178,7 @@ def test_random_workload_keeps_every_request_and_every_block(prefix):
         plan = sched.schedule()
         assert plan.batch.num_tokens <= 20 and len(plan.seqs) <= 6
         assert len(set(id(s) for s in plan.seqs)) == len(plan.seqs)
-        for entry, seq in zip(plan.batch.seqs, plan.seqs):
+        for entry in plan.batch.seqs:
             assert len(entry.block_table) * 4 >= entry.start_pos + len(entry.token_ids)
             assert 0 not in entry.block_table  # the null block is never handed out
         sched.update(plan, [rng.randrange(3) for _ in plan.sample_seqs])

@@ -3,7 +3,8 @@ from hymt.engine.sequence import Sequence, SequenceStatus
 
 
 def make(prompt=(5, 6, 7), **params) -> Sequence:
-    return Sequence(0, "r0", list(prompt), SamplingParams(**params), stop_ids=frozenset({2}))
+    sampling = SamplingParams(**params)
+    return Sequence(0, "r0", list(prompt), sampling, stop_ids=frozenset(sampling.effective_stop_ids((2,))))
 
 
 def test_stop_token_finishes_without_being_kept():

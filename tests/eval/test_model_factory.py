@@ -18,7 +18,7 @@ def test_open_model_builds_a_native_translator_per_scheme(tiny_dir):
 
 
 def test_scheme_names():
-    assert [quantization_of(s) for s in ("bf16", "none", "int8", "int4-triton")] == [None, None, "int8", "int4-triton"]
+    assert [quantization_of(s) for s in ("bf16", "none", "int8", "int4")] == [None, None, "int8", "int4"]
 
 
 def test_every_scheme_runs_on_cpu(tiny_dir):

@@ -119,7 +119,7 @@ class _OneAnswerEngine(Engine):
         self.live: dict[str, tuple[list[int], list[int], list[int]]] = {}
         self.ids = itertools.count()
 
-    def add_request(self, prompt_token_ids, params, request_id=None) -> str:
+    def add_request(self, prompt_token_ids, params, request_id=None, *, final_only=False) -> str:
         request_id = request_id or f"r{next(self.ids)}"
         self.live[request_id] = (list(prompt_token_ids), self.answer[: params.max_tokens], [0])
         return request_id

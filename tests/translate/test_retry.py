@@ -33,9 +33,9 @@ class CountingNative:
         self.requests: list[tuple[list[int], SamplingParams]] = []
         add_request = engine.add_request
 
-        def counted(prompt_token_ids, params, request_id=None):
+        def counted(prompt_token_ids, params, request_id=None, *, final_only=False):
             self.requests.append((list(prompt_token_ids), params))
-            return add_request(prompt_token_ids, params, request_id)
+            return add_request(prompt_token_ids, params, request_id, final_only=final_only)
 
         engine.add_request = counted
         self.translator = Translator(str(tiny_dir), engine=engine, cache=False)

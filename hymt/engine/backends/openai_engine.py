@@ -98,8 +98,10 @@ class OpenAIEngine(Engine):
     # -- Engine interface -------------------------------------------------------------------
 
     def add_request(
-        self, prompt_token_ids: Sequence[int], params: SamplingParams, request_id: str | None = None
+        self, prompt_token_ids: Sequence[int], params: SamplingParams, request_id: str | None = None, *,
+        final_only: bool = False,
     ) -> str:
+        # Every output of this engine is a final one (one completions call): final_only changes nothing.
         prompt = [int(t) for t in prompt_token_ids]
         if not prompt:
             raise InvalidInputError("prompt_token_ids must not be empty", field="prompt_token_ids")
@@ -176,7 +178,7 @@ class OpenAIEngine(Engine):
             body.update(
                 top_k=params.top_k if params.top_k > 0 else -1,
                 repetition_penalty=params.repetition_penalty,
-                stop_token_ids=list(self._stop_ids(params)),
+                stop_token_ids=list(params.effective_stop_ids(self.stop_token_ids)),
                 ignore_eos=params.ignore_eos,
                 return_token_ids=True,
                 skip_special_tokens=True,
@@ -195,7 +197,7 @@ class OpenAIEngine(Engine):
         reason = "length" if choice.get("finish_reason") == "length" else "stop"
         # vLLM keeps the stop token in token_ids, and a server without the extras may run past
         # one; hymt's outputs end before the first stop id.
-        stops = set(self._stop_ids(params))
+        stops = set(params.effective_stop_ids(self.stop_token_ids))
         cut = next((i for i, t in enumerate(tokens) if t in stops), None)
         if cut is not None:
             tokens, reason = tokens[:cut], "stop"
@@ -206,12 +208,6 @@ class OpenAIEngine(Engine):
             request_id=rid, prompt_token_ids=prompt, token_ids=tokens, new_token_ids=list(tokens), finished=True,
             finish_reason=reason, text=choice.get("text"), arrival_time=arrival, finish_time=finish,
         )
-
-    def _stop_ids(self, params: SamplingParams) -> tuple[int, ...]:
-        """The request's stop set: its own ids plus the engine's; empty under ignore_eos."""
-        if params.ignore_eos:
-            return ()
-        return tuple(dict.fromkeys((*params.stop_token_ids, *self.stop_token_ids)))
 
     def _token_ids(self, choice: dict) -> list[int]:
         """Generated ids: the server's own when it sends them, else the text re-tokenized."""

@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 import torch
 
+from hymt.engine.devices import resolve_device
+from hymt.engine.dtypes import resolve_dtype
 from hymt.engine.interface import Engine, EngineStats
 from hymt.engine.outputs import RequestOutput
 from hymt.engine.sampling import SamplingParams
@@ -109,8 +111,10 @@ class TransformersEngine(Engine):
     # -- Engine interface -------------------------------------------------------------------
 
     def add_request(
-        self, prompt_token_ids: Sequence[int], params: SamplingParams, request_id: str | None = None
+        self, prompt_token_ids: Sequence[int], params: SamplingParams, request_id: str | None = None, *,
+        final_only: bool = False,
     ) -> str:
+        # Every output of this engine is a final one: final_only changes nothing.
         prompt = [int(t) for t in prompt_token_ids]
         if not prompt:
             raise InvalidInputError("prompt_token_ids must not be empty", field="prompt_token_ids")
@@ -147,6 +151,9 @@ class TransformersEngine(Engine):
             prompt_tokens_total=self._prompt_tokens,
         )
 
+    def device_name(self) -> str:
+        return str(self.device)
+
     def close(self) -> None:
         self._queue.clear()
 
@@ -170,16 +177,10 @@ class TransformersEngine(Engine):
         kwargs = self.generate_kwargs(params)
         return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in kwargs.items())) + (params.seed,)
 
-    def effective_stop_ids(self, params: SamplingParams) -> tuple[int, ...]:
-        """The request's stop set: its own ids plus the engine's; empty under ignore_eos."""
-        if params.ignore_eos:
-            return ()
-        return tuple(dict.fromkeys((*params.stop_token_ids, *self.stop_token_ids)))
-
     def generate_kwargs(self, params: SamplingParams) -> dict[str, Any]:
         """generate() arguments for `params`, every field explicit so the checkpoint's
         generation_config.json (official sampling defaults) never leaks into a request."""
-        stops = list(self.effective_stop_ids(params)) or [self._never_id]
+        stops = list(params.effective_stop_ids(self.stop_token_ids)) or [self._never_id]
         kwargs: dict[str, Any] = {
             "max_new_tokens": params.max_tokens,
             "min_new_tokens": 0,
@@ -210,13 +211,15 @@ class TransformersEngine(Engine):
                     **self.generate_kwargs(params),
                 )
         except torch.cuda.OutOfMemoryError as exc:
-            raise EngineError(f"transformers generate() ran out of GPU memory on a batch of {len(group)}: {exc}") from exc
+            raise EngineError(
+                f"transformers generate() ran out of GPU memory on a batch of {len(group)}: {exc}"
+            ) from exc
         except (RuntimeError, ValueError) as exc:
             raise EngineError(f"transformers generate() failed: {exc}") from exc
         finish = time.perf_counter()
         new = out[:, input_ids.shape[1] :].tolist()  # [batch, steps]
         self._generation_steps += out.shape[1] - input_ids.shape[1]
-        stops = set(self.effective_stop_ids(params))
+        stops = set(params.effective_stop_ids(self.stop_token_ids))
         results = []
         for pending, row in zip(group, new):
             results.append(self._output(pending, row, stops, clock.first_token_time or finish, finish))
@@ -262,27 +265,12 @@ def _as_checkpoint(model: Any):
     )
 
 
-def resolve_device_dtype(
-    device: str | torch.device | None, dtype: str | torch.dtype | None
-) -> tuple[torch.device, torch.dtype]:
-    """Defaults: CUDA + bfloat16 when a GPU is present, else CPU + float32."""
-    dev = torch.device(device) if device is not None else torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if dtype is None:
-        return dev, (torch.bfloat16 if dev.type == "cuda" else torch.float32)
-    if isinstance(dtype, torch.dtype):
-        return dev, dtype
-    names = {"bf16": torch.bfloat16, "bfloat16": torch.bfloat16, "fp16": torch.float16, "float16": torch.float16,
-             "half": torch.float16, "fp32": torch.float32, "float32": torch.float32, "float": torch.float32}
-    if dtype not in names:
-        raise InvalidInputError(f"dtype must be one of {sorted(names)}, got {dtype!r}", field="dtype")
-    return dev, names[dtype]
-
-
 def load_hf_model(path: str | Path, *, device=None, dtype=None) -> torch.nn.Module:
     """The transformers model of a checkpoint directory, on `device` in `dtype`, in eval mode."""
     from transformers import AutoModelForCausalLM
 
-    dev, dt = resolve_device_dtype(device, dtype)
+    dev = resolve_device(device)
+    dt = resolve_dtype(dtype, dev)
     try:
         model = AutoModelForCausalLM.from_pretrained(str(path), dtype=dt)
     except (OSError, ValueError, KeyError, ImportError) as exc:

@@ -8,12 +8,10 @@ from hymt.engine.layers.attention import Attention, paged_attention_torch, trito
 from hymt.engine.layers.kernel_choice import triton_available, use_triton
 from hymt.engine.layers.kv_store import store_kv
 from hymt.engine.layers.linear import Linear
-from hymt.engine.layers.metadata_builder import SeqChunk, build_attention_metadata
 from hymt.engine.layers.rmsnorm import RMSNorm, rms_norm
 from hymt.engine.layers.rotary import RotaryEmbedding, apply_rotary, inv_frequencies, rope_base
 
 __all__ = [
-    "Attention", "Linear", "RMSNorm", "RotaryEmbedding", "SeqChunk", "apply_rotary", "build_attention_metadata",
-    "inv_frequencies", "paged_attention_torch", "rms_norm", "rope_base", "silu_and_mul", "store_kv",
-    "triton_attention_supported", "triton_available", "use_triton",
+    "Attention", "Linear", "RMSNorm", "RotaryEmbedding", "apply_rotary", "inv_frequencies", "paged_attention_torch",
+    "rms_norm", "rope_base", "silu_and_mul", "store_kv", "triton_attention_supported", "triton_available", "use_triton",
 ]

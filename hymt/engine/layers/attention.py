@@ -8,7 +8,7 @@ Paths, chosen by device:
   prefill + decode steps included), `paged_decode` (split-K, graph-capturable) for
   decode-only steps.
 Scores are scaled by 1/sqrt(head_dim) and softmaxed in fp32. The cache may be narrower than
-q (an fp8 cache, memory.kv_cache_dtype): K/V are cast to it when stored and widened back to
+q (an fp8 cache, dtypes.kv_cache_dtype): K/V are cast to it when stored and widened back to
 fp32 when read, on both paths.
 """
 from __future__ import annotations

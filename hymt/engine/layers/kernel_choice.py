@@ -1,7 +1,8 @@
 """Which kernels a tensor gets: Triton on CUDA when it is installed, torch otherwise.
 
-The same model code runs on CPU (tests, CI) and CUDA; only this choice differs. Set
-HYMT_DISABLE_TRITON=1 to force the torch path on CUDA (debugging, comparisons).
+The same model code runs on CPU (tests, CI) and CUDA; only this choice differs.
+`set_triton_disabled(True)` forces the torch path on CUDA (EngineConfig.disable_triton, for
+debugging and comparisons); the native engine sets it while it is open.
 `triton_interpreter_on_cpu()` runs the Triton kernels on CPU tensors through Triton's
 interpreter, so tests check the kernels and their wiring without a GPU.
 """
@@ -17,6 +18,7 @@ from collections.abc import Iterator
 import torch
 
 _cpu_interpreter = False
+_triton_disabled = False
 
 
 @functools.lru_cache(maxsize=1)
@@ -29,9 +31,20 @@ def triton_available() -> bool:
     return importlib.util.find_spec("triton") is not None
 
 
+def set_triton_disabled(disabled: bool) -> bool:
+    """Route every tensor to the torch kernels (True) or let Triton serve CUDA (False).
+
+    Process-wide, because the layers choose per tensor. Returns the previous setting, so the
+    engine that set it can restore it when it closes.
+    """
+    global _triton_disabled
+    previous, _triton_disabled = _triton_disabled, disabled
+    return previous
+
+
 def use_triton(t: torch.Tensor) -> bool:
     """Whether the Triton kernels serve this tensor (CUDA, triton importable, not disabled)."""
-    if not triton_available() or os.environ.get("HYMT_DISABLE_TRITON", "0") == "1":
+    if _triton_disabled or not triton_available():
         return False
     return t.is_cuda or (_cpu_interpreter and t.device.type == "cpu")
 

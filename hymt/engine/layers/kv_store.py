@@ -4,7 +4,7 @@ On CUDA with Triton the store is fused into the RoPE/QK-norm kernel (layers/trit
 which is graph-safe; this torch version serves CPU and the no-Triton fallback. It skips slot -1
 rows with a boolean mask, which syncs with the host, so the fallback is for eager mode only.
 
-An fp8 cache (torch.float8_e4m3fn, no scale; see memory.kv_cache_dtype) is written and read
+An fp8 cache (torch.float8_e4m3fn, no scale; see dtypes.kv_cache_dtype) is written and read
 through a uint8 view of the same bytes: torch 2.13 has no CPU index_copy_ kernel for float8,
 and moving bytes is exact. Values are clamped to +-FP8_KV_MAX before the cast, so overflow
 saturates as the Triton store does (cvt.satfinite) instead of depending on torch's cast.

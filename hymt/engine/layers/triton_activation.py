@@ -7,12 +7,12 @@ import triton.language as tl
 
 
 @triton.jit
-def _silu_mul_kernel(x_ptr, out_ptr, stride_x, stride_o, I, BLOCK: tl.constexpr):
+def _silu_mul_kernel(x_ptr, out_ptr, stride_x, stride_o, inter, BLOCK: tl.constexpr):
     row = tl.program_id(0).to(tl.int64)
     cols = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
-    mask = cols < I
+    mask = cols < inter
     g = tl.load(x_ptr + row * stride_x + cols, mask=mask, other=0.0).to(tl.float32)
-    u = tl.load(x_ptr + row * stride_x + I + cols, mask=mask, other=0.0).to(tl.float32)
+    u = tl.load(x_ptr + row * stride_x + inter + cols, mask=mask, other=0.0).to(tl.float32)
     dt = out_ptr.dtype.element_ty
     # Round silu(gate) to the model dtype before the product, as torch's F.silu(g) * u does.
     a = (g / (1.0 + tl.exp(-g))).to(dt).to(tl.float32)

@@ -8,7 +8,7 @@ K/V tile is read once per group, not once per query head):
   Its grid depends only on the number of sequences and the block-table width, never on
   context lengths, and it syncs nothing with the host: safe to capture in a CUDA graph.
 K/V tiles are gathered token by token through the block table, so any block size works.
-The cache may be in a narrower dtype than q (fp8 e4m3, no scale: memory.kv_cache_dtype);
+The cache may be in a narrower dtype than q (fp8 e4m3, no scale: dtypes.kv_cache_dtype);
 tiles are widened to fp32 on load, then rounded to q's dtype for tl.dot (exact for fp8 and
 for a cache in q's own dtype, where the compiler folds the round trip away).
 Softmax runs in fp32 with exp2 (scores pre-scaled by log2 e).
@@ -151,14 +151,14 @@ def _decode_reduce_kernel(
     sp = tl.arange(0, NUM_SPLITS)
     row = (seq * NUM_HEADS + head) * NUM_SPLITS + sp
     m = tl.load(part_ml_ptr + row * 2)
-    l = tl.load(part_ml_ptr + row * 2 + 1)
+    sums = tl.load(part_ml_ptr + row * 2 + 1)  # each split's softmax denominator
     m_max = tl.max(m, axis=0)
-    # Empty splits carry m = -inf, l = 0: weight 0 (guarding -inf - -inf = nan).
+    # Empty splits carry m = -inf, sum 0: weight 0 (guarding -inf - -inf = nan).
     w = tl.where(m == float("-inf"), 0.0, tl.exp2(m - tl.where(m_max == float("-inf"), 0.0, m_max)))
     d = tl.arange(0, HEAD_DIM)
     acc = tl.load(part_acc_ptr + row[:, None] * HEAD_DIM + d[None, :])
     num = tl.sum(acc * w[:, None], axis=0)
-    den = tl.maximum(tl.sum(l * w, axis=0), 1e-30)
+    den = tl.maximum(tl.sum(sums * w, axis=0), 1e-30)
     tl.store(out_ptr + seq * stride_ot + head * stride_oh + d, (num / den).to(out_ptr.dtype.element_ty))
 
 

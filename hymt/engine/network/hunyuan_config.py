@@ -25,7 +25,6 @@ class HunyuanDenseConfig:
         use_qk_norm: per-head RMSNorm on q and k after RoPE.
         attention_bias, mlp_bias: biases on q/k/v/o and on gate/up/down.
         max_position_embeddings: the checkpoint's positional limit (never used to size KV).
-        torch_dtype: dtype the checkpoint was saved in ("bfloat16"), a hint for "auto".
     """
 
     vocab_size: int
@@ -42,7 +41,6 @@ class HunyuanDenseConfig:
     attention_bias: bool = False
     mlp_bias: bool = False
     max_position_embeddings: int = 262144
-    torch_dtype: str = "bfloat16"
 
     @property
     def padded_vocab_size(self) -> int:
@@ -94,7 +92,6 @@ class HunyuanDenseConfig:
             attention_bias=bool(config.get("attention_bias", False)),
             mlp_bias=bool(config.get("mlp_bias", False)),
             max_position_embeddings=int(config.get("max_position_embeddings", 262144)),
-            torch_dtype=str(config.get("torch_dtype") or config.get("dtype") or "bfloat16"),
         )
 
 

@@ -180,7 +180,7 @@ def kv_bytes_per_block(config_or_model, block_size: int, dtype: torch.dtype) -> 
 def allocate_kv_cache(config_or_model, num_blocks: int, block_size: int, dtype: torch.dtype, device) -> list[KVCache]:
     """Per layer (k_cache, v_cache), each [num_blocks, block_size, num_kv_heads, head_dim], zeroed.
 
-    `dtype` comes from memory.kv_cache_dtype and may be narrower than the model's (fp8 e4m3:
+    `dtype` comes from dtypes.kv_cache_dtype and may be narrower than the model's (fp8 e4m3:
     the attention layers cast on store and widen on read).
     """
     cfg = _arch_of(config_or_model)

@@ -17,6 +17,7 @@ from hymt.engine.quant.layers import (
 from hymt.engine.quant.schemes import SCHEMES, QuantScheme, resolve_scheme, supported_schemes
 
 __all__ = [
-    "Fp8Linear", "IntWeightLinear", "QUANTIZED_LINEARS", "QuantScheme", "SCHEMES", "apply_quantization", "finalize_layers",
+    "Fp8Linear", "IntWeightLinear", "QUANTIZED_LINEARS", "QuantScheme", "SCHEMES", "apply_quantization",
+    "finalize_layers",
     "linear_factory", "quantized_linear", "resolve_scheme", "supported_schemes",
 ]

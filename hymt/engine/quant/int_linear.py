@@ -8,7 +8,8 @@ The "int4" scheme, on a CUDA GPU (sm80+) in bf16, repacks the weight once loaded
 (`finalize`) for torch's tinygemm kernel, which reads it 1.5-2x faster than cuBLAS reads bf16
 at a few rows; more rows run Triton kernels reading the same words (tinygemm_kernels.py).
 The repacked weight replaces ours, so memory stays at 4 bits a weight (docs/BENCHMARKS.md has
-the H200 figures against "int4-triton", which keeps our layout, and bf16).
+the H200 figures against our layout, which was the "int4-triton" scheme, and bf16). Where
+tinygemm does not run, `finalize` leaves our layout in place.
 """
 from __future__ import annotations
 
@@ -61,8 +62,9 @@ class IntWeightLinear(nn.Module):
             qweight = torch.zeros(out_features, in_features, device=device, dtype=torch.int8)
         self.qweight = frozen_param(qweight)  # [N, K] int8 or [N, K // 2] packed uint8
         self.scales = frozen_param(torch.zeros(out_features, groups, device=device, dtype=dtype))  # [N, groups]
-        self.zeros = (
-            frozen_param(torch.zeros(out_features, groups, device=device, dtype=dtype)) if scheme.has_zero_point else None
+        self.zeros = (  # [N, groups]
+            frozen_param(torch.zeros(out_features, groups, device=device, dtype=dtype))
+            if scheme.has_zero_point else None
         )
         self.bias = frozen_param(torch.zeros(out_features, device=device, dtype=dtype)) if bias else None
         self.tinygemm: TinygemmWeights | None = None
@@ -107,7 +109,8 @@ class IntWeightLinear(nn.Module):
             raise RuntimeError("rows cannot be loaded after finalize() repacked the weight")
         if q.bits != self.bits or q.group_size != self.group_size:
             raise ValueError(
-                f"rows quantized as {q.bits}-bit / group {q.group_size}, layer is {self.bits}-bit / group {self.group_size}"
+                f"rows quantized as {q.bits}-bit / group {q.group_size}, "
+                f"layer is {self.bits}-bit / group {self.group_size}"
             )
         rows = q.scales.shape[0]
         self.qweight[start : start + rows].copy_(q.qweight)
@@ -161,6 +164,6 @@ def _packer_slot_permutation(device: torch.device) -> SlotPermutation | None:
         return None
     perm = None if slot_k is None else slot_permutation(slot_k)
     if perm is None:
-        log.warning("int4 keeps its own layout and Triton kernels (no tinygemm): torch's int4 packer does not keep each "
-                    "row's weights of a tile in consecutive words, in an order that permutes the bits of k")
+        log.warning("int4 keeps its own layout and Triton kernels (no tinygemm): torch's int4 packer does not "
+                    "keep each row's weights of a tile in consecutive words, in an order that permutes the bits of k")
     return perm

@@ -4,8 +4,9 @@ int8 / int4: weight-only, group-wise scales along the input dimension (int4 also
 integer zero point per group, so GPTQ checkpoints map onto it); activations stay in the model
 dtype. They run on any CUDA GPU and on CPU (dequantize + matmul, the reference). On CUDA sm80+
 in bf16, int4 is repacked for torch's own int4 kernel ("tinygemm") for a few rows, with our
-Triton kernels reading the same words for more (int_linear.py); elsewhere, and as
-"int4-triton" everywhere, int4 keeps our packed layout and its Triton kernels.
+Triton kernels reading the same words for more (int_linear.py); wherever tinygemm does not
+run (other GPUs or dtypes, a packer placement our kernels cannot read, CPU), int4 keeps our
+packed layout and its Triton kernels (or, on CPU, the reference), without being asked.
 fp8: e4m3 weights with one scale per output channel and activations quantized per token at
 run time, multiplied by `torch._scaled_mm`; it needs Hopper-class GPUs (compute capability
 9.0+, row-wise scaled FP8 GEMMs). On CPU it runs as an exact emulation (the reference path).
@@ -29,13 +30,14 @@ class QuantScheme:
     """One weight quantization scheme.
 
     Attributes:
-        name: "int8", "int4", "int4-triton" or "fp8".
+        name: "int8", "int4" or "fp8" (EngineConfig.quantization).
         bits: bits per stored weight.
         group_size: input columns sharing a scale (int schemes); 0 means one scale per output
             row (fp8).
         has_zero_point: whether groups carry an integer zero point (asymmetric int4).
-        kernel: "triton" (our packed layout and Triton kernels) or "tinygemm" (int4 repacked
-            for torch's tinygemm kernel on CUDA sm80+ in bf16; elsewhere the same as "triton").
+        kernel: "tinygemm" (int4: repacked for torch's tinygemm kernel where it runs, our
+            layout elsewhere) or "triton" (always our packed layout and Triton kernels; tests
+            and tools compare the two layouts with it).
     """
 
     name: str
@@ -57,9 +59,6 @@ class QuantScheme:
 SCHEMES: dict[str, QuantScheme] = {
     "int8": QuantScheme("int8", 8, DEFAULT_GROUP_SIZE, has_zero_point=False),
     "int4": QuantScheme("int4", 4, DEFAULT_GROUP_SIZE, has_zero_point=True, kernel="tinygemm"),
-    # Same weights as int4 in our own layout: batch-1 ~1.3-1.5x slower on the H200, large
-    # batches the same (docs/BENCHMARKS.md); kept for comparison and for GPUs tinygemm skips.
-    "int4-triton": QuantScheme("int4-triton", 4, DEFAULT_GROUP_SIZE, has_zero_point=True),
     "fp8": QuantScheme("fp8", 8, 0, has_zero_point=False),
 }
 

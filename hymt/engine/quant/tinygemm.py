@@ -148,7 +148,8 @@ def row_slot_order(layout: TileLayout) -> torch.Tensor | None:
     slots = (layout.word * 8 + layout.shift // 4).reshape(TILE_N, TILE_K).long()  # [row, k] -> slot in tile
     row_start = (torch.arange(TILE_N, device=slots.device) * TILE_K)[:, None]
     in_row = slots - row_start  # [row, k] slot within the row's words
-    if not (in_row == in_row[0]).all() or not torch.equal(in_row[0].sort().values, torch.arange(TILE_K, device=slots.device)):
+    every_k = torch.arange(TILE_K, device=slots.device)
+    if not (in_row == in_row[0]).all() or not torch.equal(in_row[0].sort().values, every_k):
         return None
     slot_k = torch.empty(TILE_K, dtype=torch.int32, device=slots.device)
     slot_k[in_row[0]] = torch.arange(TILE_K, dtype=torch.int32, device=slots.device)

@@ -167,7 +167,8 @@ def tinygemm_mm(x: torch.Tensor, w: TinygemmWeights, perm: SlotPermutation, out_
     return out
 
 
-def tinygemm_dequantize(w: TinygemmWeights, perm: SlotPermutation, out_features: int, dtype: torch.dtype) -> torch.Tensor:
+def tinygemm_dequantize(w: TinygemmWeights, perm: SlotPermutation, out_features: int,
+                        dtype: torch.dtype) -> torch.Tensor:
     """The whole weight [N, K] in `dtype` (its values are bf16's), in k order."""
     saz = w.scales_and_zeros  # [groups, N, 2]
     in_features = saz.shape[0] * w.group_size
@@ -178,7 +179,8 @@ def tinygemm_dequantize(w: TinygemmWeights, perm: SlotPermutation, out_features:
     return out
 
 
-def tinygemm_layer_linear(x: torch.Tensor, w: TinygemmWeights, perm: SlotPermutation, out_features: int) -> torch.Tensor:
+def tinygemm_layer_linear(x: torch.Tensor, w: TinygemmWeights, perm: SlotPermutation,
+                          out_features: int) -> torch.Tensor:
     """x [M, K] contiguous -> x @ W.T [M, N], the kernel picked by M (module docstring)."""
     m = x.shape[0]
     if m <= TINYGEMM_MAX_M:

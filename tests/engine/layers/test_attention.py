@@ -7,7 +7,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from hymt.engine.layers import Attention, SeqChunk, build_attention_metadata, paged_attention_torch
+from hymt.engine.batch import ScheduledSeq, StepBatch
+from hymt.engine.layers import Attention, paged_attention_torch
+from hymt.engine.step_inputs import build_step_inputs
 
 H, KV, D, BS = 4, 2, 16, 4
 
@@ -34,6 +36,12 @@ def paged(contexts: list[torch.Tensor], num_blocks=32, seed=0):
     return cache, tables
 
 
+def metadata(lens: list[tuple[int, int]], tables: list[tuple[int, ...]]):
+    """Metadata of sequences computing n tokens after s cached ones ((s, n) per sequence)."""
+    batch = StepBatch([ScheduledSeq(i, [0] * n, s, list(t), True) for i, ((s, n), t) in enumerate(zip(lens, tables))])
+    return build_step_inputs(batch, BS, "cpu").metadata
+
+
 @pytest.mark.parametrize("lens", [[(0, 9)], [(0, 9), (5, 3), (12, 1), (0, 1)], [(7, 1), (30, 1), (1, 1)]])
 def test_matches_dense_causal_attention(lens):
     """(start_pos, q_len) per sequence: fresh prompts, chunks after a prefix, decode rows."""
@@ -43,7 +51,7 @@ def test_matches_dense_causal_attention(lens):
     k_cache, tables = paged(ks)
     v_cache, v_tables = paged(vs)  # same seed: same block tables
     assert v_tables == tables
-    meta = build_attention_metadata([SeqChunk(s, n, t) for (s, n), t in zip(lens, tables)], BS, "cpu")
+    meta = metadata(lens, tables)
     q = torch.randn(meta.positions.shape[0], H, D)
     out = paged_attention_torch(q, k_cache, v_cache, meta, D**-0.5)
     start = 0
@@ -58,7 +66,7 @@ def test_module_stores_then_attends_over_its_own_tokens():
     attn = Attention(H, KV, D)
     q, k, v = torch.randn(6, H, D), torch.randn(6, KV, D), torch.randn(6, KV, D)
     caches = (torch.zeros(4, BS, KV, D), torch.zeros(4, BS, KV, D))
-    meta = build_attention_metadata([SeqChunk(0, 6, (3, 1))], BS, "cpu")
+    meta = metadata([(0, 6)], [(3, 1)])
     out = attn(q, k, v, caches, meta)
     assert torch.allclose(out, dense_causal(q, k, v, 0), atol=1e-5)
     assert torch.equal(caches[0][3], k[:4]) and torch.equal(caches[0][1, :2], k[4:])

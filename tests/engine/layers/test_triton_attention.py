@@ -12,7 +12,9 @@ import random
 import pytest
 import torch
 
-from hymt.engine.layers import SeqChunk, build_attention_metadata, paged_attention_torch, triton_available
+from hymt.engine.batch import ScheduledSeq, StepBatch
+from hymt.engine.layers import paged_attention_torch, triton_available
+from hymt.engine.step_inputs import build_step_inputs
 
 pytestmark = [
     pytest.mark.skipif(not triton_available(), reason="triton not installed (pip install triton==3.6.0)"),
@@ -26,8 +28,9 @@ def random_batch(lens, dtype=torch.float32, seed=0, max_blocks=None):
     torch.manual_seed(seed)
     pool = list(range(NB))
     random.Random(seed).shuffle(pool)
-    chunks = [SeqChunk(s, n, tuple(pool.pop() for _ in range(-(-(s + n) // BS)))) for s, n in lens]
-    meta = build_attention_metadata(chunks, BS, "cpu", max_blocks_per_seq=max_blocks)
+    seqs = [ScheduledSeq(i, [0] * n, s, [pool.pop() for _ in range(-(-(s + n) // BS))], True)
+            for i, (s, n) in enumerate(lens)]
+    meta = build_step_inputs(StepBatch(seqs), BS, "cpu", num_cols=max_blocks).metadata
     k_cache, v_cache = torch.randn(NB, BS, KV, D).to(dtype), torch.randn(NB, BS, KV, D).to(dtype)
     q = torch.randn(meta.positions.shape[0], H, D).to(dtype)
     return q, k_cache, v_cache, meta

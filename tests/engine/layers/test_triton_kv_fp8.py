@@ -17,8 +17,10 @@ import numpy as np
 import pytest
 import torch
 
-from hymt.engine.layers import SeqChunk, build_attention_metadata, paged_attention_torch, triton_available
-from hymt.engine.layers.kv_store import FP8_KV_MAX, to_cache_dtype
+from hymt.engine.batch import ScheduledSeq, StepBatch
+from hymt.engine.layers import paged_attention_torch, triton_available
+from hymt.engine.layers.kv_store import to_cache_dtype
+from hymt.engine.step_inputs import build_step_inputs
 
 pytestmark = [
     pytest.mark.skipif(not triton_available(), reason="triton not installed (pip install triton==3.6.0)"),
@@ -44,7 +46,7 @@ def torch_fp8_casts():
         src_np, src_int = _INT[src_ty.primitive_bitwidth // 8]
         src = torch.from_numpy(np.frombuffer(data.tobytes(), dtype=src_np).copy()).view(_TORCH[src_ty.name])
         if dst_ty.name == "fp8e4nv":
-            src = src.float().clamp(-FP8_KV_MAX, FP8_KV_MAX)  # satfinite, as the GPU's cvt
+            src = src.float().clamp(-448.0, 448.0)  # e4m3's largest finite value: satfinite, as the GPU's cvt
         out = src.to(_TORCH[dst_ty.name])
         width = dst_ty.primitive_bitwidth // 8
         return out.view(_INT[width][1]).numpy().view(_UINT[width]).reshape(data.shape)
@@ -85,8 +87,9 @@ def fp8_batch(lens, q_dtype=torch.float32, seed=0, max_blocks=None):
     """q, an fp32 cache, the same cache in fp8 (K/V cast as store_kv casts them), metadata."""
     torch.manual_seed(seed)
     pool = torch.randperm(NB, generator=torch.Generator().manual_seed(seed)).tolist()
-    chunks = [SeqChunk(s, n, tuple(pool.pop() for _ in range(-(-(s + n) // BS)))) for s, n in lens]
-    meta = build_attention_metadata(chunks, BS, "cpu", max_blocks_per_seq=max_blocks)
+    seqs = [ScheduledSeq(i, [0] * n, s, [pool.pop() for _ in range(-(-(s + n) // BS))], True)
+            for i, (s, n) in enumerate(lens)]
+    meta = build_step_inputs(StepBatch(seqs), BS, "cpu", num_cols=max_blocks).metadata
     kc, vc = torch.randn(NB, BS, KV, D), torch.randn(NB, BS, KV, D)
     # In the first sequence's first block: saturation, underflow to 0, a subnormal.
     kc[meta.block_tables[0, 0], 0, 0, :4] = torch.tensor([1000.0, -1000.0, 1e-4, 3e-3])

@@ -14,9 +14,10 @@ import torch
 from conftest import FAMILIES, make_hf_model
 
 from hymt.engine.attention_metadata import AttentionMetadata
-from hymt.engine.layers import SeqChunk, build_attention_metadata
+from hymt.engine.batch import ScheduledSeq, StepBatch
 from hymt.engine.loader import load_model
 from hymt.engine.network import allocate_kv_cache, kv_bytes_per_block
+from hymt.engine.step_inputs import build_step_inputs
 
 BLOCK = 4
 TOL = 1e-4
@@ -46,11 +47,12 @@ class Runner:
         self.done[dst] = num_blocks * BLOCK
 
     def step(self, plan: list[tuple[str, int]]) -> AttentionMetadata:
-        chunks = [SeqChunk(self.done[s], n, tuple(self.tables[s])) for s, n in plan]
-        ids = torch.tensor([t for s, n in plan for t in self.seqs[s][self.done[s] : self.done[s] + n]])
-        meta = build_attention_metadata(chunks, BLOCK, "cpu", all_logits=True)
+        batch = StepBatch([ScheduledSeq(i, self.seqs[s][self.done[s] : self.done[s] + n], self.done[s],
+                                        list(self.tables[s]), True) for i, (s, n) in enumerate(plan)])
+        inputs = build_step_inputs(batch, BLOCK, "cpu", all_logits=True)
+        meta = inputs.metadata
         with torch.no_grad():
-            hidden = self.model(ids, meta, self.caches)
+            hidden = self.model(inputs.input_ids, meta, self.caches)
             logits = self.model.compute_logits(hidden[meta.logits_indices])
         for (s, n), part in zip(plan, logits.split([n for _, n in plan])):
             self.logits[s].append(part)
@@ -198,6 +200,6 @@ def test_runner_properties(hf_checkpoint):
 def test_forward_rejects_wrong_number_of_caches(hf_checkpoint):
     path, _ = hf_checkpoint("hy-mt-1.8b")
     model = load_model(path, "cpu", torch.float32)
-    meta = build_attention_metadata([SeqChunk(0, 3, (0,))], BLOCK, "cpu")
+    inputs = build_step_inputs(StepBatch([ScheduledSeq(0, [1, 2, 3], 0, [0], True)]), BLOCK, "cpu")
     with pytest.raises(ValueError, match="kv_caches has 1 layers"):
-        model(torch.tensor([1, 2, 3]), meta, allocate_kv_cache(model, 2, BLOCK, torch.float32, "cpu")[:1])
+        model(inputs.input_ids, inputs.metadata, allocate_kv_cache(model, 2, BLOCK, torch.float32, "cpu")[:1])

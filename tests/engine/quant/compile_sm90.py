@@ -1,5 +1,6 @@
-"""Compiles the int4 matmul kernels (and the int8 one, as a control) for an H100/H200 (sm_90) on this machine, no GPU needed,
-and prints how each loads its weights and how many int-to-float conversions it has, as JSON:
+"""Compiles the int4 matmul kernels (and the int8 one, as a control) for an H100/H200 (sm_90) on
+this machine, no GPU needed, and prints how each loads its weights and how many int-to-float
+conversions it has, as JSON:
 {kernel: {"byte_loads": n, "cp_async": n, "vector_loads": n, "int_to_float": n}}.
 
 Run in a process of its own: the test suite imports triton under its interpreter, which
@@ -23,7 +24,8 @@ TILE = {"TILE_N": 8, "TILE_K": 128, "TILE_BYTES": 512, "ROW_BYTES": 64, "GROUP":
         "SLOT_SHAPE": (4, 4, 2, 4), "K_ORDER": (2, 4, 1, 3)}  # torch's CUDA packer's order
 INT4 = {"BITS": 4, "HAS_ZERO": True, "GROUP": 128}
 KERNELS = {  # name: (kernel, pointer dtypes, constexprs)
-    "int_mm": (triton_int_matmul._int_mm_kernel, {"qw_ptr": "*u8"}, {**INT4, "BLOCK_M": 16, "BLOCK_N": 32, "BLOCK_K": 128}),
+    "int_mm": (triton_int_matmul._int_mm_kernel, {"qw_ptr": "*u8"},
+               {**INT4, "BLOCK_M": 16, "BLOCK_N": 32, "BLOCK_K": 128}),
     "int8_mm": (triton_int_matmul._int_mm_kernel, {"qw_ptr": "*i8"},
                 {"BITS": 8, "HAS_ZERO": False, "GROUP": 128, "BLOCK_M": 16, "BLOCK_N": 32, "BLOCK_K": 128}),
     "int_dequant": (triton_int_matmul._int_dequant_kernel, {"qw_ptr": "*u8"}, {**INT4, "BLOCK_N": 32, "BLOCK_K": 128}),

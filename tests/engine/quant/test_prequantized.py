@@ -16,14 +16,15 @@ import pytest
 import torch
 from safetensors.torch import load_file, save_file
 
+from hymt.engine.batch import ScheduledSeq, StepBatch
 from hymt.engine.config import EngineConfig
-from hymt.engine.layers import SeqChunk, build_attention_metadata
 from hymt.engine.loader import load_model
 from hymt.engine.native_engine import NativeEngine
 from hymt.engine.network import allocate_kv_cache
 from hymt.engine.quant.fp8_weights import dequantize_fp8_rows, quantize_fp8_rows
 from hymt.engine.quant.int_weights import dequantize_int, quantize_int
 from hymt.engine.sampling import SamplingParams
+from hymt.engine.step_inputs import build_step_inputs
 from hymt.errors import InvalidInputError, ModelLoadError
 from hymt.testing import tiny_state_dict, write_tiny_checkpoint
 from hymt.testing.quantized import WRITERS, Fp8Writer, GptqWriter, fp8_quantize
@@ -148,15 +149,15 @@ def test_ignored_layer_is_stored_in_float_and_quantized_at_load(checkpoint, floa
 def prefill_logits(model, seqs: list[list[int]]) -> torch.Tensor:
     """Teacher-forced logits of every position of each sequence, one prefill step."""
     caches = allocate_kv_cache(model, 256, BLOCK, torch.float32, "cpu")
-    chunks, next_block = [], 0
-    for ids in seqs:
+    scheduled, next_block = [], 0
+    for i, ids in enumerate(seqs):
         blocks = -(-len(ids) // BLOCK)
-        chunks.append(SeqChunk(0, len(ids), tuple(range(next_block, next_block + blocks))))
+        scheduled.append(ScheduledSeq(i, list(ids), 0, list(range(next_block, next_block + blocks)), True))
         next_block += blocks
-    meta = build_attention_metadata(chunks, BLOCK, "cpu", all_logits=True)
+    inputs = build_step_inputs(StepBatch(scheduled), BLOCK, "cpu", all_logits=True)
     with torch.no_grad():
-        hidden = model(torch.tensor([t for ids in seqs for t in ids]), meta, caches)
-        return model.compute_logits(hidden[meta.logits_indices])
+        hidden = model(inputs.input_ids, inputs.metadata, caches)
+        return model.compute_logits(hidden[inputs.metadata.logits_indices])
 
 
 def prompts(vocab: int, n: int = 6) -> list[list[int]]:
@@ -369,12 +370,10 @@ def test_requantizing_a_prequantized_checkpoint_is_refused(name, checkpoint):
     assert e.value.field == "quantization"
 
 
-def test_a_gptq_checkpoint_may_pick_the_other_int4_kernel_but_not_another_scheme(checkpoint):
+def test_a_gptq_checkpoint_runs_as_int4_and_refuses_another_scheme(checkpoint):
     default = load_model(checkpoint("gptq-int4"), device="cpu")
     assert default.quantization == "int4"  # tinygemm where the device runs it (not on CPU: the reference path)
     assert all(layer.kernel == "tinygemm" for layer in default.modules() if hasattr(layer, "kernel"))
-    model = load_model(checkpoint("gptq-int4"), device="cpu", quantization="int4-triton")
-    assert model.quantization == "int4-triton"
-    assert all(layer.kernel == "triton" for layer in model.modules() if hasattr(layer, "kernel"))
-    with pytest.raises(InvalidInputError, match=r"cannot re-quantize it; valid: None or 'int4' or 'int4-triton'"):
+    assert load_model(checkpoint("gptq-int4"), device="cpu", quantization="int4").quantization == "int4"
+    with pytest.raises(InvalidInputError, match=r"cannot re-quantize it; valid: None or 'int4'"):
         load_model(checkpoint("gptq-int4"), device="cpu", quantization="int8")

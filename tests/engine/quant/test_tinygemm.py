@@ -217,7 +217,8 @@ def test_small_weights_skip_the_fused_kernel(monkeypatch):
 
     calls = []
     monkeypatch.setattr(kernels, "tinygemm_mm", lambda *a, **k: calls.append("fused"))
-    monkeypatch.setattr(kernels, "tinygemm_dequantize", lambda *a, **k: calls.append("dequantize") or torch.zeros(8, 256))
+    monkeypatch.setattr(kernels, "tinygemm_dequantize",
+                        lambda *a, **k: calls.append("dequantize") or torch.zeros(8, 256))
     w = kernels.TinygemmWeights(torch.zeros(1, dtype=torch.int32), torch.zeros(2, 8, 2), 128)
     perm = kernels.SlotPermutation((128,), (0,))
     rows = kernels.TINYGEMM_MAX_M + 1
@@ -229,13 +230,27 @@ def test_small_weights_skip_the_fused_kernel(monkeypatch):
     assert calls == ["dequantize", "fused", "fused", "dequantize"]
 
 
-def test_only_int4_asks_for_tinygemm_and_cpu_keeps_the_reference_path():
+def int4_layer_after_finalize() -> tuple:
     from hymt.engine.quant import IntWeightLinear, resolve_scheme
 
-    for name, kernel in (("int4", "tinygemm"), ("int4-triton", "triton")):
-        layer = IntWeightLinear(256, 16, resolve_scheme(name, "cpu"), dtype=torch.float32)
-        layer.load_float_rows(0, torch.randn(16, 256))
-        layer.finalize()  # on CPU tinygemm does not run: both keep the reference path
-        assert layer.kernel == kernel and layer.tinygemm is None
-        x = torch.randn(3, 256)
-        torch.testing.assert_close(layer(x), x @ layer.dequantized_weight(torch.float32).T)
+    layer = IntWeightLinear(256, 16, resolve_scheme("int4", "cpu"), dtype=torch.float32)
+    w = torch.randn(16, 256)
+    layer.load_float_rows(0, w)
+    before = layer.qweight.clone()
+    layer.finalize()
+    return layer, before
+
+
+def test_int4_keeps_its_own_layout_where_tinygemm_does_not_run(monkeypatch):
+    from hymt.engine.quant import int_linear, resolve_scheme
+
+    assert resolve_scheme("int4", "cpu").kernel == "tinygemm" and resolve_scheme("int8", "cpu").kernel == "triton"
+    layer, before = int4_layer_after_finalize()  # CPU: tinygemm needs CUDA sm80+ in bf16
+    assert layer.tinygemm is None and torch.equal(layer.qweight, before)
+    x = torch.randn(3, 256)
+    torch.testing.assert_close(layer(x), x @ layer.dequantized_weight(torch.float32).T)
+    # A GPU where tinygemm runs but its packer places nibbles in an order our kernels cannot read.
+    monkeypatch.setattr(int_linear, "tinygemm_supports", lambda weights, dtype: True)
+    monkeypatch.setattr(int_linear, "_packer_slot_permutation", lambda device: None)
+    layer, before = int4_layer_after_finalize()
+    assert layer.tinygemm is None and torch.equal(layer.qweight, before)

@@ -77,7 +77,8 @@ def parse_gptq_config(qc: dict) -> GptqConfig:
     fmt = str(qc.get("checkpoint_format") or "gptq").lower()
     if fmt not in CHECKPOINT_FORMATS:
         raise ModelLoadError(
-            f"GPTQ quantization_config.checkpoint_format {fmt!r} is not supported; valid: {', '.join(CHECKPOINT_FORMATS)}"
+            f"GPTQ quantization_config.checkpoint_format {fmt!r} is not supported; "
+            f"valid: {', '.join(CHECKPOINT_FORMATS)}"
         )
     pack_dtype = str(qc.get("pack_dtype") or "int32").removeprefix("torch.")
     if pack_dtype != "int32":

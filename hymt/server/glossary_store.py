@@ -185,7 +185,7 @@ class GlossaryStore:
     # -- reads -------------------------------------------------------------------------------
     def list(self) -> list[GlossaryInfo]:
         with self._lock:
-            rows = self._conn.execute("SELECT glossary_id FROM glossaries ORDER BY creation_time, glossary_id")
+            rows = self._conn.execute("SELECT glossary_id FROM glossaries ORDER BY rowid")
             return [self._info(glossary_id) for (glossary_id,) in rows.fetchall()]
 
     def get(self, glossary_id: str) -> GlossaryInfo:
@@ -205,7 +205,7 @@ class GlossaryStore:
             raise GlossaryNotFoundError(glossary_id)
         dictionaries = self._conn.execute(
             "SELECT source_lang, target_lang, entry_count, creation_time FROM dictionaries WHERE glossary_id = ? "
-            "ORDER BY creation_time, source_lang, target_lang", (glossary_id,)).fetchall()
+            "ORDER BY rowid", (glossary_id,)).fetchall()
         return GlossaryInfo(glossary_id, row[0], row[1], tuple(DictionaryInfo(*d) for d in dictionaries))
 
     def _entries(self, info: GlossaryInfo, source_lang: str, target_lang: str) -> Entries:

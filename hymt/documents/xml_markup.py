@@ -36,8 +36,8 @@ from hymt.documents.units import DocumentFormat, ParsedDocument, TagRules, Tree,
 from hymt.errors import InvalidDocumentError
 
 NAME = "xml"
-#: The deepest element nesting read (the layout walks the tree recursively).
-MAX_DEPTH = 400
+#: The deepest element nesting read (the layout walks the tree recursively, a few frames a level).
+MAX_DEPTH = 200
 _WRAP_OPEN, _WRAP_CLOSE = b"<hymt-fragment>", b"</hymt-fragment>"
 _PROLOG = re.compile(rb"\A(?:\xef\xbb\xbf)?(?:<\?xml\s[^>]*\?>)?")
 _DECLARATION = re.compile(rb"<!DOCTYPE|<!ENTITY", re.IGNORECASE)
@@ -174,7 +174,7 @@ def _tree(body: bytes, events: list[tuple[str, int, tuple]]) -> list[_Node]:
                 i += 1  # an empty-element tag: its end event has no bytes of its own
             else:
                 stack.append(element)
-                if len(stack) > MAX_DEPTH:
+                if len(stack) - 1 > MAX_DEPTH:  # stack[0] is the input itself
                     raise InvalidDocumentError(f"{NAME}: elements nest deeper than {MAX_DEPTH} levels",
                                                field="text")
         else:  # "end"

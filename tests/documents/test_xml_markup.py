@@ -102,10 +102,15 @@ def test_refusals_name_the_problem(data, reason):
         xml_markup.parse(data)
 
 
-def test_depth_is_bounded():
-    deep = b"<a>" * (xml_markup.MAX_DEPTH + 1) + b"x" + b"</a>" * (xml_markup.MAX_DEPTH + 1)
+def test_depth_is_bounded(identity):
+    def nested(depth: int) -> bytes:
+        return b"<a>" * depth + b"x" + b"<b>y</b>" + b"</a>" * depth
+
+    deepest = nested(xml_markup.MAX_DEPTH - 1)
+    for rules in (TagRules(), TagRules(outline_detection=False)):
+        assert identity(xml_markup.parse_with_rules(deepest, rules)) == deepest
     with pytest.raises(InvalidDocumentError, match="deeper"):
-        xml_markup.parse(deep)
+        xml_markup.parse(nested(xml_markup.MAX_DEPTH + 1))
 
 
 def test_registered_as_a_text_format_that_honours_rules():

@@ -182,19 +182,28 @@ class GlossaryStore:
             raise
         self._conn.execute("COMMIT")
 
+    @contextmanager
+    def _read(self) -> Iterator[None]:
+        """One read transaction: its queries see one snapshot, whatever other processes write."""
+        self._conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self._conn.execute("COMMIT")
+
     # -- reads -------------------------------------------------------------------------------
     def list(self) -> list[GlossaryInfo]:
-        with self._lock:
+        with self._lock, self._read():
             rows = self._conn.execute("SELECT glossary_id FROM glossaries ORDER BY rowid")
             return [self._info(glossary_id) for (glossary_id,) in rows.fetchall()]
 
     def get(self, glossary_id: str) -> GlossaryInfo:
-        with self._lock:
+        with self._lock, self._read():
             return self._info(glossary_id)
 
     def entries(self, glossary_id: str, source_lang: str, target_lang: str) -> Entries:
         """The entries of one dictionary; GlossaryNotFoundError / DictionaryNotFoundError."""
-        with self._lock:
+        with self._lock, self._read():
             info = self._info(glossary_id)
             return self._entries(info, source_lang, target_lang)
 

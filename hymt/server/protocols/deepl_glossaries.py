@@ -52,7 +52,10 @@ def glossary_store(request: Request) -> GlossaryStore:
     st = state_of(request)
     store = st.extras.get(_STORE)
     if store is None:
-        store = st.extras[_STORE] = GlossaryStore(st.settings.glossaries)
+        try:
+            store = st.extras[_STORE] = GlossaryStore(st.settings.glossaries)
+        except InvalidInputError as exc:  # the file cannot be opened: the server's fault, not the client's
+            raise ApiError(500, str(exc), type="internal_error") from None
     return store
 
 

@@ -11,6 +11,7 @@ from hymt.documents import (
     pptx_format,
     xliff_format,
     xlsx_format,
+    xml_markup,
     yaml_format,
 )
 from hymt.documents.subtitles import ass_format, srt_format, vtt_format
@@ -32,6 +33,8 @@ FORMATS: tuple[DocumentFormat, ...] = (
     srt_format.FORMAT,
     vtt_format.FORMAT,
     ass_format.FORMAT,
+    # Markup text (DeepL's tag_handling=xml) and .xml files.
+    xml_markup.FORMAT,
 )
 
 _BY_NAME = {f.name: f for f in FORMATS}

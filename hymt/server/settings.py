@@ -8,6 +8,7 @@ from pathlib import Path
 from hymt.engine.backend_names import BACKENDS
 from hymt.errors import InvalidInputError
 from hymt.families import DEFAULT_MODEL
+from hymt.server.glossary_store import GlossarySettings
 
 LOG_LEVEL_CHOICES = ("critical", "error", "warning", "info", "debug")
 
@@ -41,6 +42,8 @@ class ServerSettings:
             (None: each request's own limit, by default 3 x source tokens + 64 per segment).
         prompt_guard: rewrite generic translation prompts of OpenAI chats into the official
             template, paragraph by paragraph (docs/reference/protocols.md §2.1).
+        glossaries: where the DeepL glossaries are kept and how much they may hold
+            (hymt/server/glossary_store.py).
     """
 
     model: str = DEFAULT_MODEL
@@ -67,6 +70,7 @@ class ServerSettings:
     served_model_name: str | None = None
     max_tokens: int | None = None
     prompt_guard: bool = True
+    glossaries: GlossarySettings = field(default_factory=GlossarySettings)
 
     def __post_init__(self) -> None:
         if self.engine not in BACKENDS:

@@ -12,7 +12,7 @@ from hymt.languages import Language, get_language, supported_codes
 from hymt.server.body import get_bool, get_float, get_int
 from hymt.server.errors import ApiError
 from hymt.server.settings import ServerSettings
-from hymt.translate.document import check_format
+from hymt.translate.text_formats import check_text_format
 from hymt.translate.sampling_policy import Sampling
 
 AUTO = ("auto", "")
@@ -73,7 +73,7 @@ def format_field(value: object, field: str = "format") -> str:
     if not isinstance(value, str):
         raise ApiError(422, f"{field} must be a string", type="invalid_type", field=field)
     try:
-        return check_format(value.strip())
+        return check_text_format(value)
     except InvalidInputError as exc:
         raise ApiError.from_input_error(exc, field=field) from None
 

@@ -20,8 +20,18 @@ from hymt.errors import EngineError
 Answer = Callable[[str, SamplingParams], str]
 
 
+_STRUCTURED = ("### Source Data\n", "# 数据输入\n")
+
+
 def source_of(user_turn: str) -> str:
-    """The source text of a default-template prompt: everything after the instruction."""
+    """The source text of a prompt: what the formatted template puts between <source> tags,
+    what the structured template puts under its data heading, and otherwise everything after
+    the instruction's blank line (the default template's layout)."""
+    if "<source>" in user_turn:  # the instruction names the tags too: the last pair holds the text
+        return user_turn.rsplit("<source>", 1)[1].rsplit("</source>", 1)[0]
+    for heading in _STRUCTURED:
+        if heading in user_turn:
+            return user_turn.rsplit(heading, 1)[1]
     return user_turn.split("\n\n", 1)[1]
 
 

@@ -14,9 +14,9 @@ from hymt.documents.units import TagRules
 from hymt.errors import InvalidInputError
 from hymt.families import canonical_template
 from hymt.families.prompt_spec import glossary_pairs, string_tuple
-from hymt.translate.document import check_format
 from hymt.translate.glossary import Glossary
 from hymt.translate.sampling_policy import Sampling
+from hymt.translate.text_formats import check_text_format
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ class TranslateOptions:
                 raise InvalidInputError(f"{name} must be a non-empty string or None", field=name)
         if self.template is not None:
             set_(self, "template", canonical_template(self.template))
-        set_(self, "format", check_format(self.format))
+        set_(self, "format", check_text_format(self.format))
         set_(self, "preferences", string_tuple(self.preferences, "preferences"))
         set_(self, "candidates", string_tuple(self.candidates, "candidates"))
         set_(self, "sampling", Sampling.parse(self.sampling))

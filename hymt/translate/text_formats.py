@@ -1,19 +1,45 @@
-"""Texts as documents of the format a call names (the text APIs' `format`)."""
+"""Texts as documents of the format a call names (the text APIs' `format`).
+
+The text formats are the registry's formats marked `text` (hymt.documents.registry); the
+regex-based readers remain only for names the registry does not hold yet.
+"""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from hymt.documents.registry import format_names, get_format
 from hymt.documents.units import DocumentFormat, ParsedDocument
 from hymt.documents.whole_text import WholeText
+from hymt.errors import InvalidInputError
 from hymt.translate.legacy_formats import LEGACY_FORMATS
-from hymt.translate.options import TranslateOptions
-from hymt.translate.request import WHOLE_TEXT_TEMPLATES
+
+if TYPE_CHECKING:
+    from hymt.translate.options import TranslateOptions
+
+#: Every format a text may be given in.
+TEXT_FORMAT_NAMES: tuple[str, ...] = tuple(dict.fromkeys(
+    (*format_names(text_only=True), *(n for n in LEGACY_FORMATS if n not in format_names()))))
+
+
+def check_text_format(name: object, field: str = "format") -> str:
+    """The canonical name of a text format; InvalidInputError lists the valid ones."""
+    key = name.strip().lower() if isinstance(name, str) else None
+    if key not in TEXT_FORMAT_NAMES:
+        raise InvalidInputError(f"unknown format {name!r}; valid formats: {', '.join(TEXT_FORMAT_NAMES)}",
+                                field=field)
+    return key
 
 
 def text_format(name: str) -> DocumentFormat:
+    if name in format_names(text_only=True):
+        return get_format(name, text_only=True)
     return LEGACY_FORMATS[name]
 
 
 def parse_texts(texts: list[str], options: TranslateOptions) -> list[ParsedDocument]:
     """Each text parsed as `options.format`; templates that read the whole text get it whole."""
+    from hymt.translate.request import WHOLE_TEXT_TEMPLATES
+
     if options.template in WHOLE_TEXT_TEMPLATES:
         return [WholeText(text) for text in texts]
     fmt = text_format(options.format)

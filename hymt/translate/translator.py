@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hymt.engine.config import EngineConfig
 from hymt.engine.backend_names import BACKENDS
+from hymt.engine.config import EngineConfig
 from hymt.engine.interface import Engine, EngineStats
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import InvalidInputError

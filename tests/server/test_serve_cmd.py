@@ -118,7 +118,7 @@ def test_a_model_that_cannot_load_ends_the_server_with_its_reason(tmp_path, how)
         _, err = proc.communicate(timeout=120)
     assert proc.returncode == 1, err
     log, _, tail = err.rpartition("hymt: error: the model could not be loaded: ")
-    assert tail.startswith("ModelLoadError:") and "config.json is missing" in tail
+    assert "is not a model checkpoint: config.json is missing" in tail and "Error:" not in tail
     assert "--keep-serving-on-load-error" in tail
     records = _log_records(log, "json" if how == "default-json" else "text")
     loggers = {logger for logger, _ in records}

@@ -26,7 +26,6 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 
-from hymt.errors import InvalidInputError
 from hymt.server import language_codes
 from hymt.server.auth import require_key
 from hymt.server.body import get_str, read_body
@@ -38,9 +37,9 @@ from hymt.server.protocols.deepl_request import MAX_TEXTS, DeepLTranslate, read_
 from hymt.server.request_fields import check_limits
 from hymt.server.state import state_of
 from hymt.server.translation_job import TranslationJob
-from hymt.translate.document import check_format
 from hymt.translate.options import TranslateOptions
 from hymt.translate.result import TranslationResult
+from hymt.translate.text_formats import check_text_format
 
 CHARACTER_LIMIT = 10**12  # no quota: clients that check usage see plenty left
 #: The one model hymt serves, in DeepL's model_type terms.
@@ -104,15 +103,8 @@ def _translation(req: DeepLTranslate, result: TranslationResult, text: str) -> d
 
 
 def _text_format(tag_handling: str | None) -> str:
-    """The text format of a tag_handling value. The XML format (hymt/documents/xml_markup.py)
-    serves text once the text pipeline reads formats from hymt.documents.registry; a pipeline
-    that knows only its built-in formats reads XML as HTML."""
-    if tag_handling is None:
-        return "text"
-    try:
-        return check_format(tag_handling)
-    except InvalidInputError:
-        return "html"
+    """The text format of a tag_handling value ("xml" and "html" are both formats of their own)."""
+    return "text" if tag_handling is None else check_text_format(tag_handling, field="tag_handling")
 
 
 async def languages(request: Request) -> list[dict[str, Any]]:

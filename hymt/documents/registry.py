@@ -3,11 +3,12 @@ from __future__ import annotations
 
 from pathlib import PurePath
 
+from hymt.documents import html, markdown, plain_text
 from hymt.documents.units import DocumentFormat
 from hymt.errors import InvalidDocumentError, InvalidInputError
 
 #: Each format module's FORMAT, in the order the docs list them.
-FORMATS: tuple[DocumentFormat, ...] = ()
+FORMATS: tuple[DocumentFormat, ...] = (plain_text.FORMAT, markdown.FORMAT, html.FORMAT)
 
 _BY_NAME = {f.name: f for f in FORMATS}
 _BY_SUFFIX = {suffix: f for f in FORMATS for suffix in f.suffixes}

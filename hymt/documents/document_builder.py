@@ -161,42 +161,31 @@ def _tag_like_text(pieces: Sequence[Piece]) -> list[Piece]:
 
 
 def _untag(run: list[Text]) -> list[Piece]:
+    """The run with each stretch that reads as a tag turned into a void tag of its source.
+    A piece whose source is its text is cut at the stretch's ends; any other piece (an
+    escape, an entity) touching the stretch goes into the void tag whole."""
     text = "".join(piece.text for piece in run)
-    if not TAG_PATTERN.search(text):
-        return list(run)
-    if text != "".join(piece.source for piece in run):
-        return _untag_pieces(run, text)
-    out: list[Piece] = []
-    pos = 0
-    for match in TAG_PATTERN.finditer(text):
-        if match.start() > pos:
-            out.append(Text(text[pos : match.start()], text[pos : match.start()]))
-        out.append(Void((match.group(0),)))
-        pos = match.end()
-    if pos < len(text):
-        out.append(Text(text[pos:], text[pos:]))
-    return out
-
-
-def _untag_pieces(run: list[Text], text: str) -> list[Piece]:
-    """A run whose source differs from its text (escapes, entities): each piece that holds
-    part of a tag-like match becomes a void tag, together with its neighbours in the match."""
-    inside: list[bool] = []
     matches = [(m.start(), m.end()) for m in TAG_PATTERN.finditer(text)]
+    if not matches:
+        return list(run)
+    out: list[Piece] = []
+    hidden_before = False
     pos = 0
     for piece in run:
         end = pos + len(piece.text)
-        inside.append(any(start < end and pos < stop for start, stop in matches))
+        literal = piece.text == piece.source
+        cuts = sorted({pos, end, *(b for m in matches for b in m if pos < b < end)}) if literal else [pos, end]
+        for start, stop in zip(cuts, cuts[1:] or cuts):
+            source = text[start:stop] if literal else piece.source
+            hidden = any(m_start < stop and start < m_end for m_start, m_end in matches)
+            if hidden and hidden_before and isinstance(out[-1], Void):
+                out[-1] = Void((*out[-1].markup, source))
+            elif hidden:
+                out.append(Void((source,)))
+            else:
+                out.append(Text(source if literal else piece.text, source))
+            hidden_before = hidden
         pos = end
-    out: list[Piece] = []
-    for index, (piece, hidden) in enumerate(zip(run, inside)):
-        if not hidden:
-            out.append(piece)
-        elif index and inside[index - 1]:
-            last = out.pop()
-            out.append(Void((*last.markup, piece.source)) if isinstance(last, Void) else last)
-        else:
-            out.append(Void((piece.source,)))
     return out
 
 

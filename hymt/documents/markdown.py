@@ -42,7 +42,8 @@ _LABELS = {"paragraph_open": "paragraph", "heading_open": "heading", "th_open": 
 
 
 @functools.cache
-def _parser() -> MarkdownIt:
+def parser() -> MarkdownIt:
+    """The markdown-it configuration this format reads with."""
     md = MarkdownIt("commonmark").enable(["table", "strikethrough"])
     md.use(front_matter_plugin).use(footnote_plugin)
     # `$5 and $10` stays text: math needs no space inside its dollars and no digit after.
@@ -115,7 +116,7 @@ class _Reader:
         self.text = text
         self.lines = _lines(text)
         self.env: EnvType = {}
-        self.tokens = _parser().parse(text, self.env)
+        self.tokens = parser().parse(text, self.env)
         self.doc = DocumentBuilder(text)
         self.cells: dict[int, list[tuple[int, int]]] = {}  # table row -> cells not yet matched
 
@@ -171,7 +172,7 @@ class _Reader:
         opener = self.tokens[region.index - 1]
         escape: Escape = escape_table_cell if opener.type in ("th_open", "td_open") else escape_markdown
         task = opener.type == "paragraph_open" and self.tokens[region.index - 2].type == "list_item_open"
-        reader = InlineReader(_parser(), self.env, self.doc, self.text, token.content, list(region.offsets), escape)
+        reader = InlineReader(parser(), self.env, self.doc, self.text, token.content, list(region.offsets), escape)
         try:
             pieces = reader.read(token.children or [], task_item=task)
         except Misaligned:

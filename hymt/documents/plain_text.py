@@ -10,13 +10,14 @@ one unit) only when all of these hold, and a line with meaning keeps its own uni
 - the next line does not start a list item (`-`, `*`, `•`, `—`, `1.`, `2)`, `(a)`, ...;
   a block's only marker, when not on its first line, is a wrapped word instead);
 - neither line is tabular (a tab or three spaces between words, two or more `|`) or code
-  (under 60 % letters, ending in `;`, `{` or `}`);
+  (under 60 % letters; ending in `{` or `}`; starting with `//`, `#!`, `$ `, `>>> `;
+  `key = value` or `lower_case_key: value`);
 - the next line continues the same indentation and quote prefix (`> `): that of the line
   before, the item's text column after a list marker, or any shallower one after a first
   line indented by at most 10 columns.
 
 So a novel wrapped at 72 columns gives one unit per paragraph, while verse, addresses,
-lists, tables and code keep a unit per line. Widths count wide (CJK) characters as two
+lists and tables keep a unit per line, and code lines are not sent at all. Widths count wide (CJK) characters as two
 columns. Joined lines read with a space between them, none between CJK characters, and none
 after a hyphen that splits a word. A translated paragraph comes back as one line; a line of
 its own comes back as one line in its place. Indentation, quote prefixes, list markers and
@@ -46,8 +47,10 @@ _LINE = re.compile(r"([^\r\n]*)(\r\n|\r|\n|$)")
 _PREFIX = re.compile(r"(?:[ \t]*>)*[ \t]*")
 _MARKER = re.compile(r"(?:[-*+•‣◦▪–—]|\(?(?:\d{1,3}|[a-z])[.)])[ \t]+")
 _TABULAR = re.compile(r"\S(?: {3,}|\t+)\S|\|.*\||[\u2500-\u257f]")
-_CODE_EDGE = re.compile(r"[;{}]$|^(?:[{}]|//|#!|\$ |>>> )")
+_CODE_EDGE = re.compile(r"[{}]$|^(?:[{}]|//|#!|\$ |>>> )")
 _SPLIT_WORD = re.compile(r"\w-$")
+# `key = value`, `lower_case.key: value`
+_ASSIGNMENT = re.compile(r"[\w.\[\]\"'-]+\s*=\s*\S|[a-z_][\w.-]*\s*:\s+\S")
 
 
 @dataclass(frozen=True)
@@ -64,11 +67,15 @@ class _Line:
         return not self.body.strip()
 
     @property
-    def structured(self) -> bool:
-        if _TABULAR.search(self.content) or _CODE_EDGE.search(self.content):
+    def code(self) -> bool:
+        if _CODE_EDGE.search(self.content) or _ASSIGNMENT.match(self.content):
             return True
         visible = [ch for ch in self.content if not ch.isspace()]
         return sum(ch.isalpha() for ch in visible) < 0.6 * len(visible)
+
+    @property
+    def structured(self) -> bool:
+        return self.code or _TABULAR.search(self.content) is not None
 
 
 def _lines(text: str) -> list[_Line]:
@@ -142,7 +149,7 @@ def _groups(lines: list[_Line], width: int) -> list[list[_Line]]:
     groups: list[list[_Line]] = []
     previous: _Line | None = None  # the line just before, when it is in a group
     for line in lines:
-        if line.blank or not line.content:
+        if line.blank or not line.content or line.code:
             previous = None
             continue
         if previous is not None and _wraps(groups[-1][0], previous, line, width):

@@ -13,6 +13,7 @@ wrapped), and any other text is escaped for where it goes.
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -21,6 +22,7 @@ from hymt.documents.units import Node, ParsedDocument, TagNode, Tree, Unit
 from hymt.errors import InvalidDocumentError, InvalidInputError
 
 _BOM = "\ufeff"
+_LINE_END = re.compile(r"[\r\n][ \t>]*\Z")
 
 
 @dataclass(frozen=True)
@@ -33,8 +35,9 @@ class Slot:
 #: Source text with slots, in order.
 Template = tuple[str | Slot, ...]
 
-#: Escapes a translated text node for where it goes: (text, at_start, at_end) -> source,
-#: where at_start/at_end say that the node begins/ends the unit.
+#: Escapes a translated text node for where it goes: (text, at_line_start, at_end) ->
+#: source, where at_line_start says the node begins the unit or a line inside it, and at_end
+#: that it ends the unit.
 Escape = Callable[[str, bool, bool], str]
 
 
@@ -127,45 +130,78 @@ class _Renderer:
         if unit_id not in self.done:
             layout = self.layouts[unit_id]
             tree = self.trees[unit_id]
-            text, changed = self.nodes(tree, 0, layout, top=True)
+            text, changed = self.nodes(tree, 0, layout, line_start=True, top=True)
             if changed and layout.quote:
                 text = layout.quote + text + layout.quote
             self.done[unit_id] = text
         return self.done[unit_id]
 
-    def nodes(self, nodes: Sequence[Node], parent: int, layout: UnitLayout, *, top: bool) -> tuple[str, bool]:
+    def nodes(
+        self, nodes: Sequence[Node], parent: int, layout: UnitLayout, *, line_start: bool, top: bool
+    ) -> tuple[str, bool]:
+        """The nodes' source, and whether any text in them is translated. `line_start`: the
+        nodes begin a line (the unit's start, or after a line break inside it), where an
+        escape may have more to escape."""
         parts: list[str] = []
         changed = False
         for index, node in enumerate(nodes):
             if isinstance(node, str):
-                original = layout.originals.get((parent, index))
-                if original is not None and original[0] == node:
-                    parts.append(original[1])
-                    continue
-                changed = True
-                parts.append(layout.escape(node, top and index == 0, top and index == len(nodes) - 1))
-                continue
-            text, inner_changed = self.tag(node, layout)
-            changed = changed or inner_changed
-            parts.append(text)
+                if _original(layout, parent, index, node):
+                    part = layout.originals[(parent, index)][1]
+                else:
+                    changed = True
+                    part = layout.escape(node, line_start, top and index == len(nodes) - 1)
+            else:
+                part, inner_changed = self.tag(node, layout, line_start)
+                changed = changed or inner_changed
+            parts.append(part)
+            line_start = _ends_line(part, line_start)
         return "".join(parts), changed
 
-    def tag(self, node: TagNode, layout: UnitLayout) -> tuple[str, bool]:
+    def tag(self, node: TagNode, layout: UnitLayout, line_start: bool) -> tuple[str, bool]:
         markup = layout.tags.get(node.number)
         if markup is None:
             raise InvalidInputError(f"<s{node.number}> is not a tag of this unit", field="translations")
+        opening = self.fill(markup.open)
         if node.void:
-            return self.fill(markup.open), False
-        inner, changed = self.nodes(node.children, node.number, layout, top=False)
+            return opening, False
+        before, children, after = ("", node.children, "")
+        if layout.spaces_outside_tags:
+            before, children, after = _spaces_outside(node, layout)
+        inner, changed = self.nodes(
+            children, node.number, layout, line_start=_ends_line(opening, line_start), top=False
+        )
         close = markup.close
         if markup.close_if_changed is not None and tagged_text(node.children) != layout.tag_sources.get(node.number):
             close = markup.close_if_changed
-        before = after = ""
-        if changed and layout.spaces_outside_tags:
-            stripped = inner.strip()
-            before, after = inner[: len(inner) - len(inner.lstrip())], inner[len(inner.rstrip()) :]
-            inner = stripped
-        return before + self.fill(markup.open) + inner + self.fill(close) + after, changed
+        return before + opening + inner + self.fill(close) + after, changed
+
+
+def _spaces_outside(node: TagNode, layout: UnitLayout) -> tuple[str, tuple[Node, ...], str]:
+    """Whitespace at the ends of a tag's translated content, taken out of it."""
+    children = list(node.children)
+    before = after = ""
+    first, last = 0, len(children) - 1
+    if children and isinstance(children[first], str) and not _original(layout, node.number, first, children[first]):
+        text = children[first]
+        stripped = text.lstrip()
+        before, children[first] = text[: len(text) - len(stripped)], stripped
+    if children and isinstance(children[last], str) and not _original(layout, node.number, last, children[last]):
+        text = children[last]
+        stripped = text.rstrip()
+        after, children[last] = text[len(stripped) :], stripped
+    return before, tuple(children), after
+
+
+def _original(layout: UnitLayout, parent: int, index: int, text: str) -> bool:
+    original = layout.originals.get((parent, index))
+    return original is not None and original[0] == text
+
+
+def _ends_line(part: str, line_start: bool) -> bool:
+    """Whether what follows `part` begins a line: `part` ends in a line break and its next
+    line's indentation or quote markers, or is empty at a line start."""
+    return _LINE_END.search(part) is not None if part else line_start
 
 
 class LineIndex:

@@ -130,16 +130,21 @@ class DocumentBuilder:
     def build(self, *, bom: bool) -> TextDocument:
         ordered = sorted(self._units, key=lambda entry: (entry[0], entry[1]))
         body: Template = (("\ufeff",) if bom else ()) + tuple(self._body)
-        return TextDocument(body, [(unit_id, unit, layout) for _, unit_id, unit, layout in ordered], bom=bom)
+        return TextDocument(body, [(unit_id, unit, layout) for _, unit_id, unit, layout in ordered])
 
 
 def _merge_text(pieces: Sequence[Piece]) -> list[Piece]:
     out: list[Piece] = []
-    for piece in pieces:
-        if isinstance(piece, Text) and out and isinstance(out[-1], Text):
-            piece = Text(out[-1].text + piece.text, out[-1].source + piece.source)
-            out.pop()
-        out.append(piece)
+    run: list[Text] = []
+    for piece in [*pieces, None]:
+        if isinstance(piece, Text):
+            run.append(piece)
+            continue
+        if run:
+            out.append(Text("".join(p.text for p in run), "".join(p.source for p in run)))
+            run = []
+        if piece is not None:
+            out.append(piece)
     return out
 
 

@@ -189,6 +189,7 @@ class _Walker:
                 offset=self.base + token.start + start,
                 escape=escape_attribute,
                 label=f"<{token.tag} {name}>",
+                split=False,
                 quote="" if quoted else '"',
             )
             parts.extend((source[pos:start], *slot))

@@ -170,7 +170,8 @@ class _Reader:
             add_html(self.doc, self.text[region.start : region.end], base=region.start)
             return
         opener = self.tokens[region.index - 1]
-        escape: Escape = escape_table_cell if opener.type in ("th_open", "td_open") else escape_markdown
+        cell = opener.type in ("th_open", "td_open")
+        escape: Escape = escape_table_cell if cell else escape_markdown
         task = opener.type == "paragraph_open" and self.tokens[region.index - 2].type == "list_item_open"
         reader = InlineReader(parser(), self.env, self.doc, self.text, token.content, list(region.offsets), escape)
         try:
@@ -180,7 +181,7 @@ class _Reader:
             return
         label = _LABELS.get(opener.type, "block")
         self.doc.literal(self.doc.place(
-            pieces.pieces, offset=region.start, escape=escape, label=label, spaces_outside_tags=True
+            pieces.pieces, offset=region.start, escape=escape, label=label, split=not cell, spaces_outside_tags=True
         ))
 
 

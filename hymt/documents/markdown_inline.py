@@ -122,20 +122,21 @@ class InlineReader:
         self.content, self.offsets, self.escape = content, offsets, escape
         self.pieces = UnitPieces()
         self.pos = 0
+        # One state for every measurement: it caches what it has scanned (backtick runs).
+        self.state = StateInline(content, md, env, [])
 
     def source(self, start: int, end: int) -> str:
         return self.text[self.offsets[start] : self.offsets[end]]
 
-    def extent(self, start: int, limit: int | None = None) -> int:
+    def extent(self, start: int) -> int:
         """Where the construct at `start` ends, as markdown-it's tokenizer measures it."""
-        state = StateInline(self.content, self.md, self.env, [])
-        state.pos, state.posMax = start, len(self.content) if limit is None else limit
-        self.md.inline.skipToken(state)
-        return state.pos
+        self.state.pos, self.state.posMax = start, len(self.content)
+        self.md.inline.skipToken(self.state)
+        return self.state.pos
 
     def label_end(self, bracket: int) -> int:
-        state = StateInline(self.content, self.md, self.env, [])
-        end: int = parseLinkLabel(state, bracket, False)
+        self.state.pos, self.state.posMax = bracket, len(self.content)
+        end: int = parseLinkLabel(self.state, bracket, False)
         if end < 0:
             raise Misaligned("no link label")
         return end
@@ -212,10 +213,11 @@ class InlineReader:
             self.pieces.text(content, self.expect(content))
 
     def softbreak(self) -> None:
-        start = self.pos
         end = self.match(_SOFTBREAK)
-        before = self.content[:start].rstrip(" ")
-        separator = join_separator(before[-1:], self.content[end : end + 1])
+        last = self.pos  # the last character of the line, before its trailing spaces
+        while last > 0 and self.content[last - 1] == " ":
+            last -= 1
+        separator = join_separator(self.content[last - 1 : last], self.content[end : end + 1])
         self.pieces.text(separator, self.take(end))
 
     def link_open(self) -> tuple[int, int]:
@@ -244,7 +246,7 @@ class InlineReader:
         if not (tail.startswith("(") or tail.startswith("[") and tail != "[]"):
             return (self.source(start, end),)
         alt = Text(_plain(token.children or []), self.source(start + 2, label_end))
-        slot = self.doc.place([alt], offset=self.offsets[start + 2], escape=self.escape, label="image alt")
+        slot = self.doc.place([alt], offset=self.offsets[start + 2], escape=self.escape, label="image alt", split=False)
         return (self.source(start, start + 2), *slot, self.source(label_end, end))
 
 

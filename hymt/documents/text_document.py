@@ -95,9 +95,7 @@ def decode_text(data: bytes, format_name: str) -> tuple[str, bool]:
 class TextDocument(ParsedDocument):
     """A parsed text document: units in document order, and the template they fill."""
 
-    def __init__(
-        self, body: Template, units: Sequence[tuple[int, Unit, UnitLayout]], *, bom: bool
-    ) -> None:
+    def __init__(self, body: Template, units: Sequence[tuple[int, Unit, UnitLayout]]) -> None:
         self._body = body
         self._ids = tuple(unit_id for unit_id, _, _ in units)
         self._units = tuple(unit for _, unit, _ in units)
@@ -129,68 +127,65 @@ class _Renderer:
     def unit(self, unit_id: int) -> str:
         if unit_id not in self.done:
             layout = self.layouts[unit_id]
-            tree = self.trees[unit_id]
-            text, changed = self.nodes(tree, 0, layout, line_start=True, top=True)
-            if changed and layout.quote:
+            rendered = self.nodes(self.trees[unit_id], 0, layout, line_start=True, top=True)
+            text = rendered.text
+            if rendered.changed and layout.quote:
                 text = layout.quote + text + layout.quote
             self.done[unit_id] = text
         return self.done[unit_id]
 
     def nodes(
         self, nodes: Sequence[Node], parent: int, layout: UnitLayout, *, line_start: bool, top: bool
-    ) -> tuple[str, bool]:
-        """The nodes' source, and whether any text in them is translated. `line_start`: the
-        nodes begin a line (the unit's start, or after a line break inside it), where an
-        escape may have more to escape."""
-        parts: list[str] = []
-        changed = False
+    ) -> _Rendered:
+        """The nodes as source. `line_start`: they begin a line (the unit's start, or after a
+        line break inside it), where an escape may have more to escape."""
+        parts: list[_Rendered] = []
         for index, node in enumerate(nodes):
-            if isinstance(node, str):
-                if _original(layout, parent, index, node):
-                    part = layout.originals[(parent, index)][1]
-                else:
-                    changed = True
-                    part = layout.escape(node, line_start, top and index == len(nodes) - 1)
+            if isinstance(node, TagNode):
+                part = self.tag(node, layout, line_start)
+            elif _original(layout, parent, index, node):
+                part = _Rendered(layout.originals[(parent, index)][1])
             else:
-                part, inner_changed = self.tag(node, layout, line_start)
-                changed = changed or inner_changed
+                escaped = layout.escape(node, line_start, top and index == len(nodes) - 1)
+                stripped = escaped.strip()
+                loose_before = escaped[: len(escaped) - len(escaped.lstrip())]
+                part = _Rendered(escaped, True, loose_before, escaped[len(loose_before) + len(stripped) :])
             parts.append(part)
-            line_start = _ends_line(part, line_start)
-        return "".join(parts), changed
+            line_start = _ends_line(part.text, line_start)
+        return _Rendered(
+            "".join(part.text for part in parts),
+            any(part.changed for part in parts),
+            parts[0].loose_before if parts else "",
+            parts[-1].loose_after if parts else "",
+        )
 
-    def tag(self, node: TagNode, layout: UnitLayout, line_start: bool) -> tuple[str, bool]:
+    def tag(self, node: TagNode, layout: UnitLayout, line_start: bool) -> _Rendered:
         markup = layout.tags.get(node.number)
         if markup is None:
             raise InvalidInputError(f"<s{node.number}> is not a tag of this unit", field="translations")
         opening = self.fill(markup.open)
         if node.void:
-            return opening, False
-        before, children, after = ("", node.children, "")
-        if layout.spaces_outside_tags:
-            before, children, after = _spaces_outside(node, layout)
-        inner, changed = self.nodes(
-            children, node.number, layout, line_start=_ends_line(opening, line_start), top=False
-        )
+            return _Rendered(opening)
+        inner = self.nodes(node.children, node.number, layout, line_start=_ends_line(opening, line_start), top=False)
         close = markup.close
         if markup.close_if_changed is not None and tagged_text(node.children) != layout.tag_sources.get(node.number):
             close = markup.close_if_changed
-        return before + opening + inner + self.fill(close) + after, changed
+        if not layout.spaces_outside_tags:
+            return _Rendered(opening + inner.text + self.fill(close), inner.changed)
+        before, after = inner.loose_before, inner.loose_after
+        body = inner.text[len(before) : len(inner.text) - len(after)]
+        return _Rendered(before + opening + body + self.fill(close) + after, inner.changed, before, after)
 
 
-def _spaces_outside(node: TagNode, layout: UnitLayout) -> tuple[str, tuple[Node, ...], str]:
-    """Whitespace at the ends of a tag's translated content, taken out of it."""
-    children = list(node.children)
-    before = after = ""
-    first, last = 0, len(children) - 1
-    if children and isinstance(children[first], str) and not _original(layout, node.number, first, children[first]):
-        text = children[first]
-        stripped = text.lstrip()
-        before, children[first] = text[: len(text) - len(stripped)], stripped
-    if children and isinstance(children[last], str) and not _original(layout, node.number, last, children[last]):
-        text = children[last]
-        stripped = text.rstrip()
-        after, children[last] = text[len(stripped) :], stripped
-    return before, tuple(children), after
+@dataclass(frozen=True)
+class _Rendered:
+    """Rendered source; `changed`: it holds translated text; `loose_before`/`loose_after`:
+    whitespace at its ends that comes from translated text and may move out of a tag."""
+
+    text: str
+    changed: bool = False
+    loose_before: str = ""
+    loose_after: str = ""
 
 
 def _original(layout: UnitLayout, parent: int, index: int, text: str) -> bool:

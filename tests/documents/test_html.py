@@ -145,6 +145,11 @@ def test_text_attributes_are_units_escaped_for_their_quotes(source, expected):
     assert doc.render(translated(doc, lambda text: text.upper() + ' "X"')) == expected
 
 
+def test_attribute_units_are_never_split_into_sentences():
+    doc = FORMAT.parse(b'<p title="Click here. Then wait.">One. Two.</p>')
+    assert [(unit.text, unit.split) for unit in doc.units] == [("Click here. Then wait.", False), ("One. Two.", True)]
+
+
 def test_which_attributes_are_units():
     page = (
         b'<input type=button value="Go on"><input type=text value="typed by user">'

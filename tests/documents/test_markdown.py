@@ -169,6 +169,16 @@ def test_a_translation_cannot_start_a_new_block():
 def test_spaces_at_the_ends_of_emphasis_move_outside_it():
     doc = FORMAT.parse(b"Some **bold** text.\n")
     assert doc.render((parse_tree("Ein <s1> fetter </s1>Text."),)) == b"Ein  **fetter** Text.\n"
+    doc = FORMAT.parse(b"Read **[the docs](./docs/)** now.\n")
+    out = doc.render((parse_tree("Lies <s1><s2>die Doku </s2></s1>jetzt."),))
+    assert out == b"Lies **[die Doku](./docs/)** jetzt.\n"
+
+
+def test_only_paragraphs_may_be_split_into_sentences():
+    doc = FORMAT.parse(b"A paragraph. Two sentences.\n\n| Cell. Two. |\n|---|\n\n![Alt. Text.](a.png)\n")
+    assert [(unit.text, unit.split) for unit in doc.units] == [
+        ("A paragraph. Two sentences.", True), ("Cell. Two.", False), ("Alt. Text.", False)
+    ]
 
 
 def test_a_hard_break_is_a_void_tag():

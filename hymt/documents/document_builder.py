@@ -127,6 +127,14 @@ class DocumentBuilder:
         self._units.append((offset, unit_id, Unit(text=text, split=split, where=where), layout))
         return (*lead, Slot(unit_id), *trail)
 
+    def checkpoint(self) -> int:
+        """A mark to `discard_since`."""
+        return len(self._units)
+
+    def discard_since(self, checkpoint: int) -> None:
+        """Forgets the units placed since `checkpoint` (their slots must not be used)."""
+        del self._units[checkpoint:]
+
     def build(self, *, bom: bool) -> TextDocument:
         ordered = sorted(self._units, key=lambda entry: (entry[0], entry[1]))
         body: Template = (("\ufeff",) if bom else ()) + tuple(self._body)

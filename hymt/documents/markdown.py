@@ -144,7 +144,8 @@ class _Reader:
 
     def offsets(self, index: int) -> list[int]:
         token, opener = self.tokens[index], self.tokens[index - 1]
-        assert token.map is not None
+        if token.map is None:
+            raise Misaligned("an inline token without lines")
         first, last = token.map
         if opener.type in ("th_open", "td_open"):
             return self.cell_offsets(token.content, first)
@@ -172,11 +173,15 @@ class _Reader:
         opener = self.tokens[region.index - 1]
         cell = opener.type in ("th_open", "td_open")
         escape: Escape = escape_table_cell if cell else escape_markdown
-        task = opener.type == "paragraph_open" and self.tokens[region.index - 2].type == "list_item_open"
+        # A list item's first paragraph may start with a task box, `[ ]` or `[x]`.
+        item = self.tokens[region.index - 2] if region.index >= 2 else None
+        task = opener.type == "paragraph_open" and item is not None and item.type == "list_item_open"
         reader = InlineReader(parser(), self.env, self.doc, self.text, token.content, list(region.offsets), escape)
+        checkpoint = self.doc.checkpoint()
         try:
             pieces = reader.read(token.children or [], task_item=task)
         except Misaligned:
+            self.doc.discard_since(checkpoint)  # image alt texts already placed
             self.doc.literal(self.text[region.start : region.end])
             return
         label = _LABELS.get(opener.type, "block")

@@ -130,3 +130,15 @@ def test_render_refuses_a_wrong_number_of_translations_or_a_foreign_tag():
         document.render([])
     with pytest.raises(InvalidInputError, match="<s7> is not a tag of this unit"):
         document.render([parse_tree("<s7>x</s7>")])
+
+
+def test_units_placed_since_a_checkpoint_can_be_discarded():
+    doc = DocumentBuilder("kept dropped")
+    doc.literal(doc.place([Text("kept", "kept")], offset=0, escape=escape, label=""))
+    checkpoint = doc.checkpoint()
+    doc.place([Text("dropped", "dropped")], offset=5, escape=escape, label="")
+    doc.discard_since(checkpoint)
+    doc.literal(" dropped")
+    document = doc.build(bom=False)
+    assert [unit.text for unit in document.units] == ["kept"]
+    assert document.render([("behalten",)]) == b"^behalten$ dropped"

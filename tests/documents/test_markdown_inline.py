@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from hymt.documents.markdown_inline import Misaligned, SourceLine, align_line, content_offsets
+from hymt.documents.document_builder import DocumentBuilder
+from hymt.documents.markdown import escape_markdown, parser
+from hymt.documents.markdown_inline import InlineReader, Misaligned, SourceLine, align_line, content_offsets
 
 
 def test_a_content_line_is_the_end_of_its_source_line():
@@ -29,3 +31,17 @@ def test_content_offsets_span_line_endings_and_prefixes():
     assert text[offsets[3] : offsets[4]] == "\n> "
     with pytest.raises(Misaligned):
         content_offsets("one\nsix", text, lines, lambda line, last: [len(line.rstrip())], table=False)
+
+
+def test_tokens_that_do_not_match_their_source_are_refused():
+    text = "a *b* c"
+    tokens = parser().parseInline(text)[0].children or []
+    offsets = list(range(len(text) + 1))
+    reader = InlineReader(parser(), {}, DocumentBuilder(text), text, text, offsets, escape_markdown)
+    assert [type(piece).__name__ for piece in reader.read(tokens, task_item=False).pieces] == [
+        "Text", "Open", "Text", "Close", "Text"
+    ]
+    other = "a _b_ c"
+    reader = InlineReader(parser(), {}, DocumentBuilder(other), other, other, offsets, escape_markdown)
+    with pytest.raises(Misaligned):
+        reader.read(tokens, task_item=False)

@@ -5,8 +5,11 @@ from pathlib import PurePath
 
 from hymt.documents import (
     docx_format,
+    html,
     json_format,
+    markdown,
     pdf_format,
+    plain_text,
     po_format,
     pptx_format,
     xliff_format,
@@ -20,6 +23,10 @@ from hymt.errors import InvalidDocumentError, InvalidInputError
 
 #: Each format module's FORMAT, in the order the docs list them.
 FORMATS: tuple[DocumentFormat, ...] = (
+    # Text, Markdown and HTML (docs/formats.md).
+    plain_text.FORMAT,
+    markdown.FORMAT,
+    html.FORMAT,
     # Office documents, localisation files and PDF (docs/formats-office.md).
     docx_format.FORMAT,
     pptx_format.FORMAT,

@@ -13,6 +13,7 @@ Quality-guard issues left on the translation are listed on stderr.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import logging
 import os
@@ -22,13 +23,19 @@ from pathlib import Path
 
 from hymt.cli.help_format import DefaultsHelpFormatter
 from hymt.cli.verbosity import log_level
-from hymt.engine.config import QUANTIZATION_CHOICES
 from hymt.engine.backend_names import BACKENDS
+from hymt.engine.config import QUANTIZATION_CHOICES
 from hymt.errors import InvalidInputError
 from hymt.families import DEFAULT_MODEL
 
-#: Suffixes of the documents `translate` reads (hymt.translate.guess_format's, and plain text).
-DOCUMENT_SUFFIXES = (".txt", ".text", ".md", ".markdown", ".mdx", ".srt", ".html", ".htm", ".xhtml")
+
+@functools.lru_cache(maxsize=1)
+def document_suffixes() -> tuple[str, ...]:
+    """Suffixes of the documents `translate` reads: every registered format's (imported when
+    first needed: the formats' libraries cost a third of a second)."""
+    from hymt.documents.registry import FORMATS
+
+    return tuple(sorted({s for f in FORMATS for s in f.suffixes}))
 #: Longest argument still taken for a possible file name.
 _MAX_PATH_CHARS = 4096
 
@@ -58,7 +65,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--context", help="preceding text the input follows (context template)")
     parser.add_argument("--style", help="target style (Hy-MT2 style template)")
     parser.add_argument("--template", help="force a prompt template (formatted, delimiters, ...)")
-    parser.add_argument("--format", choices=("text", "markdown", "html", "srt"),
+    parser.add_argument("--format", choices=None,
                         help="input format (default: from the file suffix, else text)")
     parser.add_argument("--sampling", choices=("greedy", "official"), default="greedy",
                         help="greedy (deterministic, cached) or the family's official sampling")
@@ -86,7 +93,7 @@ def looks_like_path(arg: str) -> bool:
     a single word with a path separator that is not a URL ("notes/ch1", "./draft")."""
     if "\n" in arg or len(arg) > _MAX_PATH_CHARS:
         return False
-    if arg.lower().endswith(DOCUMENT_SUFFIXES):
+    if arg.lower().endswith(document_suffixes()):
         return True
     has_separator = any(sep in arg for sep in {"/", os.sep})
     return has_separator and not any(ch.isspace() for ch in arg) and "://" not in arg
@@ -136,9 +143,10 @@ def run(args: argparse.Namespace) -> int:
     _check_output(args.output)
     text, filename = read_input(args.input)
 
-    from hymt.translate import Translator, guess_format
+    from hymt.documents.registry import format_for_filename
+    from hymt.translate import Translator
 
-    fmt = args.format or (guess_format(filename) if filename else "text")
+    fmt = args.format or (format_for_filename(filename).name if filename else "text")
     options = dict(
         glossary=glossary or None,
         context=args.context,

@@ -26,7 +26,7 @@ from hymt.documents.html_elements import (
 )
 from hymt.documents.html_tokens import HtmlToken, tokenize
 from hymt.documents.text_document import Slot, Template, TextDocument, decode_text
-from hymt.documents.units import DocumentFormat
+from hymt.documents.units import DocumentFormat, TagRules
 
 NAME = "html"
 
@@ -52,16 +52,26 @@ def escape_attribute(text: str, at_start: bool = False, at_end: bool = False) ->
 class _Walker:
     """Walks the tokens of one HTML text (or fragment at `base`) into a DocumentBuilder."""
 
-    def __init__(self, text: str, doc: DocumentBuilder, base: int) -> None:
-        self.text, self.doc, self.base = text, doc, base
+    def __init__(self, text: str, doc: DocumentBuilder, base: int, rules: TagRules) -> None:
+        self.text, self.doc, self.base, self.rules = text, doc, base, rules
         self.tokens = tokenize(text)
         self.elements: list[str] = []  # open elements, as far as a tolerant reading can tell
         self.run = UnitPieces()
         self.run_offset = -1  # where the current run's first word is
-        self.inline: list[tuple[str, int]] = []  # open inline elements of the run: (tag, key)
+        self.open_inline: list[tuple[str, int]] = []  # open inline elements of the run: (tag, key)
 
     def source(self, token: HtmlToken) -> str:
         return self.text[token.start : token.end]
+
+    def inline(self, tag: str) -> bool:
+        """Whether `tag` travels inside its sentence (rules first: non-splitting and
+        splitting elements, then, without outline detection, everything else too)."""
+        rules = self.rules
+        if tag in rules.non_splitting:
+            return True
+        if tag in rules.splitting:
+            return False
+        return tag in INLINE or not rules.outline_detection
 
     def walk(self) -> None:
         index = 0
@@ -92,24 +102,24 @@ class _Walker:
     def start_tag(self, index: int) -> int:
         token = self.tokens[index]
         tag = token.tag
-        skip = no_translate(token.attrs)
+        skip = no_translate(token.attrs) or tag in self.rules.ignore
         if skip or tag in OPAQUE_INLINE or tag in OPAQUE_BLOCK:
             end = index + 1 if token.kind == "startend" or tag in VOID else self.element_end(index)
             whole: Template = (self.source(token),) if skip else self.tag_markup(token)
             if end > index + 1:
                 whole += (self.text[token.end : self.tokens[end - 1].end],)
-            if tag in INLINE or tag in OPAQUE_INLINE:
+            if self.inline(tag) or tag in OPAQUE_INLINE:
                 self.run.void(whole)
             else:
                 self.end_run()
                 self.doc.literal(whole)
             return end
         markup = self.tag_markup(token)
-        if tag in INLINE:
+        if self.inline(tag):
             if token.kind == "startend" or tag in VOID:
                 self.run.void(markup)
             else:
-                self.inline.append((tag, self.run.open(markup)))
+                self.open_inline.append((tag, self.run.open(markup)))
         else:
             self.end_run()
             self.doc.literal(markup)
@@ -121,11 +131,11 @@ class _Walker:
 
     def end_tag(self, token: HtmlToken) -> None:
         tag = token.tag
-        if tag not in INLINE:
+        if not self.inline(tag):
             self.end_run()
             self.doc.literal(self.source(token))
-        elif self.inline and self.inline[-1][0] == tag:
-            self.run.close(self.inline.pop()[1], (self.source(token),))
+        elif self.open_inline and self.open_inline[-1][0] == tag:
+            self.run.close(self.open_inline.pop()[1], (self.source(token),))
         else:
             self.run.void((self.source(token),))
         if tag in self.elements:
@@ -159,11 +169,11 @@ class _Walker:
             self.doc.literal(self.doc.place(self.run.pieces, offset=offset, escape=escape_text, label=label))
         self.run = UnitPieces()
         self.run_offset = -1
-        self.inline = []
+        self.open_inline = []
 
     def block(self) -> str:
         for tag in reversed(self.elements):
-            if tag not in INLINE:
+            if not self.inline(tag):
                 return tag
         return "body"
 
@@ -218,18 +228,25 @@ def _attribute_values(source: str) -> list[tuple[str, int, int]]:
     return found
 
 
-def add_html(doc: DocumentBuilder, text: str, base: int = 0) -> None:
+def add_html(doc: DocumentBuilder, text: str, base: int = 0, rules: TagRules | None = None) -> None:
     """Adds HTML source (a whole page, or a fragment at offset `base` of a larger text)."""
-    _Walker(text, doc, base).walk()
+    _Walker(text, doc, base, rules or TagRules()).walk()
 
 
-def parse(data: bytes) -> TextDocument:
+def parse_with_rules(data: bytes, rules: TagRules) -> TextDocument:
+    """`data` read with DeepL-style element rules: `ignore` elements are kept as they are,
+    `splitting` ones end units, `non_splitting` ones travel inside the sentence."""
     text, bom = decode_text(data, NAME)
     doc = DocumentBuilder(text)
-    add_html(doc, text)
+    add_html(doc, text, rules=rules)
     return doc.build(bom=bom)
 
 
+def parse(data: bytes) -> TextDocument:
+    return parse_with_rules(data, TagRules())
+
+
 FORMAT = DocumentFormat(
-    name=NAME, suffixes=(".html", ".htm", ".xhtml"), media_type="text/html", parse=parse, text=True
+    name=NAME, suffixes=(".html", ".htm", ".xhtml"), media_type="text/html", parse=parse, text=True,
+    parse_with_rules=parse_with_rules,
 )

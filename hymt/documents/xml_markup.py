@@ -95,7 +95,12 @@ def _source(nodes: Sequence[_Node]) -> str:
     return "".join(node.source for node in nodes)
 
 
+# Characters XML 1.0 cannot carry at all, not even as references: a model's answer may hold them.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
 def _escape(text: str) -> str:
+    text = _NOT_XML.sub("", text)
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 

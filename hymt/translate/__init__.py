@@ -1,16 +1,15 @@
-"""The translation pipeline: segment -> prompt -> engine -> clean -> check -> cache -> reassemble.
+"""The translation pipeline: parse -> segment -> prompt -> engine -> clean -> check -> cache -> render.
 
-`Translator` is the entry point; `segment_document` / `reassemble` expose the segmenter on
-its own (what is translated, what is kept), `detect_language` the source-language detector.
+`Translator` is the entry point; `detect_language` the source-language detector. The formats
+a text or file may be in are hymt.documents' (TEXT_FORMAT_NAMES for texts).
 """
-from hymt.translate.document import guess_format, is_translatable, reassemble, segment_document
-from hymt.translate.formats import FORMATS
 from hymt.translate.options import TranslateOptions
 from hymt.translate.result import Detection, Generation, Segment, TranslationResult
 from hymt.translate.sampling_policy import Sampling
+from hymt.translate.text_formats import TEXT_FORMAT_NAMES
 
 __all__ = [
-    "FORMATS",
+    "TEXT_FORMAT_NAMES",
     "Detection",
     "Generation",
     "Sampling",
@@ -20,10 +19,6 @@ __all__ = [
     "Translator",
     "TranslatorInfo",
     "detect_language",
-    "guess_format",
-    "is_translatable",
-    "reassemble",
-    "segment_document",
 ]
 
 

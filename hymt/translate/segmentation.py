@@ -9,10 +9,10 @@ Invariant: a unit's pieces and their separators concatenate to the unit's text.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from hymt.documents.inline_tags import TAG_PATTERN, balanced_pieces, plain_text
+from hymt.documents.translatable import is_translatable as has_letters
 from hymt.documents.units import Unit
 from hymt.languages import Language
 from hymt.translate.segmenter import TokenCounter, split_sentences, split_to_budget
@@ -20,16 +20,9 @@ from hymt.translate.segmenter import TokenCounter, split_sentences, split_to_bud
 #: Default token budget of one segment (community servers found <150-250 tokens reliable).
 DEFAULT_MAX_SEGMENT_TOKENS = 200
 
-_NOT_WORDS = re.compile(
-    r"https?://\S+|www\.\S+|[\w.+-]+@[\w-]+\.[\w.]+|`[^`]*`|&#?\w+;|\{\{[^}]*\}\}|\$\{[^}]*\}|%[sd]",
-)
-
-
 def is_translatable(text: str) -> bool:
-    """True when `text` has letters outside tags, URLs, e-mail addresses, inline code,
-    entities and placeholders: numbers, symbols, emoji and code pass through the model."""
-    stripped = _NOT_WORDS.sub("", plain_text(text))
-    return any(ch.isalpha() for ch in stripped)
+    """True when the text of a segment (tags aside) is worth a model request."""
+    return has_letters(plain_text(text))
 
 
 @dataclass(frozen=True)

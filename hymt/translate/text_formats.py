@@ -1,8 +1,5 @@
-"""Texts as documents of the format a call names (the text APIs' `format`).
-
-The text formats are the registry's formats marked `text` (hymt.documents.registry); the
-regex-based readers remain only for names the registry does not hold yet.
-"""
+"""Texts as documents of the format a call names (the text APIs' `format`): the registry's
+formats marked `text` (hymt.documents.registry)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -11,14 +8,12 @@ from hymt.documents.registry import format_names, get_format
 from hymt.documents.units import DocumentFormat, ParsedDocument
 from hymt.documents.whole_text import WholeText
 from hymt.errors import InvalidInputError
-from hymt.translate.legacy_formats import LEGACY_FORMATS
 
 if TYPE_CHECKING:
     from hymt.translate.options import TranslateOptions
 
 #: Every format a text may be given in.
-TEXT_FORMAT_NAMES: tuple[str, ...] = tuple(dict.fromkeys(
-    (*format_names(text_only=True), *(n for n in LEGACY_FORMATS if n not in format_names()))))
+TEXT_FORMAT_NAMES: tuple[str, ...] = format_names(text_only=True)
 
 
 def check_text_format(name: object, field: str = "format") -> str:
@@ -31,9 +26,7 @@ def check_text_format(name: object, field: str = "format") -> str:
 
 
 def text_format(name: str) -> DocumentFormat:
-    if name in format_names(text_only=True):
-        return get_format(name, text_only=True)
-    return LEGACY_FORMATS[name]
+    return get_format(name, text_only=True)
 
 
 def parse_texts(texts: list[str], options: TranslateOptions) -> list[ParsedDocument]:

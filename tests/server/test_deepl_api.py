@@ -11,8 +11,7 @@ from hymt.errors import InvalidInputError
 from hymt.languages import LANGUAGES
 from hymt.server.language_codes import code_for
 from hymt.translate.detect import LanguageDetector
-from hymt.translate.document import check_format
-from hymt.translate.text_formats import text_format
+from hymt.translate.text_formats import check_text_format, text_format
 
 
 @pytest.fixture(scope="module", params=["", "/deepl"])
@@ -93,7 +92,7 @@ def test_detected_language_is_what_the_detector_says(translator):
 def _rules_format(name: str) -> DocumentFormat | None:
     """The format the text pipeline reads `name` with, when it honours tag rules."""
     try:
-        fmt = text_format(check_format(name))
+        fmt = text_format(check_text_format(name))
     except (InvalidInputError, KeyError):
         return None
     return fmt if fmt.parse_with_rules is not None else None

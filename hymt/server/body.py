@@ -178,6 +178,16 @@ def get_glossary(body: Mapping, field: str = "glossary") -> tuple[tuple[str, str
     return tuple(out)
 
 
+def get_strings(body: Mapping, field: str) -> tuple[str, ...]:
+    """A list-of-strings field (absent: empty)."""
+    value = body.get(field)
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _type_error(field, "a list of strings", value)
+    return tuple(value)
+
+
 def get_object(body: Mapping, field: str) -> Mapping | None:
     """A nested JSON object field, or None."""
     value = body.get(field)

@@ -17,7 +17,16 @@ from fastapi.responses import JSONResponse
 from hymt.languages import LANGUAGES
 from hymt.server import language_codes
 from hymt.server.auth import require_key
-from hymt.server.body import get_bool, get_glossary, get_object, get_str, get_texts, read_body
+from hymt.server.body import (
+    get_bool,
+    get_glossary,
+    get_int,
+    get_object,
+    get_str,
+    get_strings,
+    get_texts,
+    read_body,
+)
 from hymt.server.errors import ApiError, library_errors, render_error
 from hymt.server.model_work import execute, open_stream
 from hymt.server.request_fields import check_limits, format_field, language, sampling_field, target_language
@@ -46,6 +55,10 @@ async def parse_job(request: Request) -> tuple[TranslationJob, bool, dict[str, A
             style=get_str(body, "style") or None,
             template=get_str(body, "template") or None,
             format=format_field(body.get("format")),
+            format_type=get_str(body, "format_type") or None,
+            preferences=get_strings(body, "preferences"),
+            candidates=get_strings(body, "candidates"),
+            fusion=get_int(body, "fusion", 0) or 0,
             sampling=sampling_field(get_object(body, "sampling")),
             use_cache=get_bool(body, "use_cache", st.settings.cache),
             retry=get_bool(body, "retry", True),

@@ -8,6 +8,7 @@ runs without a model. Tests read `prompts` to check what reached the model.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable, Sequence
 
 from hymt.checkpoint import Checkpoint
@@ -24,15 +25,26 @@ _STRUCTURED = ("### Source Data\n", "# 数据输入\n")
 
 
 def source_of(user_turn: str) -> str:
-    """The source text of a prompt: what the formatted template puts between <source> tags,
-    what the structured template puts under its data heading, and otherwise everything after
-    the instruction's blank line (the default template's layout)."""
+    """The source text of a prompt, for the official templates' layouts: between the
+    formatted template's <source> tags, under the structured template's data heading, in the
+    personalization template's source block, after an instruction line ending in a colon
+    (terminology, context), else after the instruction's blank line (default)."""
     if "<source>" in user_turn:  # the instruction names the tags too: the last pair holds the text
         return user_turn.rsplit("<source>", 1)[1].rsplit("</source>", 1)[0]
     for heading in _STRUCTURED:
         if heading in user_turn:
             return user_turn.rsplit(heading, 1)[1]
-    return user_turn.split("\n\n", 1)[1]
+    for start, end in _PERSONALIZATION:
+        if user_turn.startswith(start):
+            return user_turn[len(start):].split(end, 1)[0]
+    if "\n\n" in user_turn and not _COLON_LINE.search(user_turn.split("\n\n", 1)[1]):
+        return user_turn.split("\n\n", 1)[1]
+    found = list(_COLON_LINE.finditer(user_turn))
+    return user_turn[found[-1].end():].rstrip("\n") if found else user_turn
+
+
+_PERSONALIZATION = (("[Source Text]\n", "\n\n[Translation Tasks]"), ("【待翻译文本】\n", "\n\n【翻译任务】"))
+_COLON_LINE = re.compile(r"[:：]\n\n?")
 
 
 class ScriptedEngine(Engine):

@@ -18,6 +18,9 @@ from hymt.translate.glossary import Glossary
 from hymt.translate.sampling_policy import Sampling
 from hymt.translate.text_formats import check_text_format
 
+#: The most candidates a fusion call may ask for (the official template shows six).
+MAX_FUSION = 6
+
 
 @dataclass(frozen=True)
 class TranslateOptions:
@@ -35,6 +38,8 @@ class TranslateOptions:
         format_type: the data format the structured template names ("JSON", "YAML", ...).
         preferences: the personalization template's preference lines.
         candidates: candidate translations the fusion template refines (Chimera).
+        fusion: N > 0 runs Chimera's pipeline: N sampled candidate translations of each text
+            by the model itself, then one fusion request over them (translate/fusion.py).
         sampling: the decoding (`Sampling`; also "greedy", "official", a SamplingParams or a
             mapping of Sampling fields).
         use_cache: read and write the translation cache.
@@ -52,6 +57,7 @@ class TranslateOptions:
     format_type: str | None = None
     preferences: tuple[str, ...] = ()
     candidates: tuple[str, ...] = ()
+    fusion: int = 0
     sampling: Sampling = field(default_factory=Sampling)
     use_cache: bool = True
     retry: bool = True
@@ -70,6 +76,9 @@ class TranslateOptions:
         set_(self, "preferences", string_tuple(self.preferences, "preferences"))
         set_(self, "candidates", string_tuple(self.candidates, "candidates"))
         set_(self, "sampling", Sampling.parse(self.sampling))
+        if not isinstance(self.fusion, int) or isinstance(self.fusion, bool) or not 0 <= self.fusion <= MAX_FUSION:
+            raise InvalidInputError(f"fusion must be a number of candidates from 0 to {MAX_FUSION}, got "
+                                    f"{self.fusion!r}", field="fusion")
         for name in ("use_cache", "retry"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidInputError(f"{name} must be True or False, got {getattr(self, name)!r}", field=name)

@@ -54,6 +54,10 @@ def resolve_request(family: ModelFamily, to: object, source: object, options: Tr
     src = None if source is None or (isinstance(source, str) and source.strip().lower() in AUTO) else (
         get_language(source, field="source"))  # type: ignore[arg-type]
     _check_templates(family, options, src)
+    if options.fusion:
+        from hymt.translate.fusion import check_fusion
+
+        check_fusion(family, options)
     return TranslationRequest(target, src, options, GlossaryIndex(options.glossary))
 
 

@@ -30,6 +30,7 @@ from hymt.translate.cache import TranslationCache
 from hymt.translate.detect import LanguageDetector
 from hymt.translate.detokenize import IncrementalDecoder
 from hymt.translate.file_translation import DocumentTranslation, document_format, document_translation, parse_file
+from hymt.translate.fusion import candidate_requests, fused_result, fusion_request
 from hymt.translate.loaded_model import LoadedModel
 from hymt.translate.options import TranslateOptions, options_with
 from hymt.translate.output_log import OutputLog
@@ -156,7 +157,7 @@ class Translator:
         whitespace kept); once they are all out, its `result` is the TranslationResult with
         the token counts. Streaming cannot take text back, so the quality guard records
         issues but does not retry here."""
-        request = self._request(to, source, options, option_fields)
+        request = _unfused(self._request(to, source, options, option_fields), "stream")
         plan = self._plan([check_text(text)], request)
         return TranslationStream(stream_plan(self._pipeline, plan, self._engine))
 
@@ -175,7 +176,7 @@ class Translator:
                               format: str | None = None, filename: str | None = None,
                               options: TranslateOptions | None = None, progress: ProgressTarget = None,
                               log: OutputLog | None = None, **option_fields: object) -> DocumentTranslation:
-        request = self._request(to, source, options, option_fields)
+        request = _unfused(self._request(to, source, options, option_fields), "translate a file")
         fmt = document_format(format, filename)
         parsed = await asyncio.to_thread(parse_file, data, fmt, request.options)
         plan = await asyncio.to_thread(self._pipeline.plan, [parsed], request)
@@ -205,7 +206,7 @@ class Translator:
                       **option_fields: object) -> AsyncIterator[str | TranslationResult]:
         """`stream` for the server: the text pieces (str), then, as the last item, the
         TranslationResult of what was streamed (token counts, issues, detection)."""
-        request = self._request(to, source, options, option_fields)
+        request = _unfused(self._request(to, source, options, option_fields), "stream")
         plan = await self._aplan([check_text(text)], request)
         async for item in astream_plan(self._pipeline, plan, self._engine):
             yield item
@@ -299,6 +300,10 @@ class Translator:
                    progress: ProgressTarget) -> list[TranslationResult]:
         if not texts:
             return []
+        if request.options.fusion:
+            passes = [self._translate(texts, r, None) for r in candidate_requests(request)]
+            return [fused_result(self._translate([text], fusion_request(request, c), None)[0], c)
+                    for text, c in zip(texts, map(list, zip(*passes)))]
         plan = self._plan(texts, request)
         tracker = Progress(progress)
         outcomes = drive_blocking(self._pipeline.run(plan, tracker), self._engine, tracker)
@@ -321,6 +326,12 @@ class Translator:
     async def _atranslate(self, texts: list[str], request: TranslationRequest) -> list[TranslationResult]:
         if not texts:
             return []
+        if request.options.fusion:  # the candidate passes run together, then every fusion request
+            passes = await asyncio.gather(*(self._atranslate(texts, r) for r in candidate_requests(request)))
+            per_text = [list(c) for c in zip(*passes)]
+            finals = await asyncio.gather(*(self._atranslate([text], fusion_request(request, c))
+                                            for text, c in zip(texts, per_text)))
+            return [fused_result(final[0], c) for final, c in zip(finals, per_text)]
         plan = await self._aplan(texts, request)
         outcomes = await drive_async(self._pipeline.run(plan, Progress(None)), self._engine, Progress(None))
         return [translation_result(outcome, request) for outcome in outcomes]
@@ -328,6 +339,13 @@ class Translator:
 
 INLINE_PLAN_CHARS = 1000
 INLINE_GLOSSARY_TERMS = 64
+
+
+def _unfused(request: TranslationRequest, what: str) -> TranslationRequest:
+    if request.options.fusion:
+        raise InvalidInputError(f"fusion runs whole texts through several passes and cannot {what}; "
+                                "use translate or translate_batch", field="fusion")
+    return request
 
 
 def check_text(text: object, field: str = "text") -> str:

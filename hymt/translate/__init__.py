@@ -1,15 +1,15 @@
 """The translation pipeline: parse -> segment -> prompt -> engine -> clean -> check -> cache -> render.
 
 `Translator` is the entry point; `detect_language` the source-language detector. The formats
-a text or file may be in are hymt.documents' (TEXT_FORMAT_NAMES for texts).
+a text or file may be in are hymt.documents' (text_format_names() for texts).
 """
 from hymt.translate.options import TranslateOptions
 from hymt.translate.result import Detection, Generation, Segment, TranslationResult
 from hymt.translate.sampling_policy import Sampling
-from hymt.translate.text_formats import TEXT_FORMAT_NAMES
+from hymt.translate.text_formats import text_format_names
 
 __all__ = [
-    "TEXT_FORMAT_NAMES",
+    "text_format_names",
     "Detection",
     "Generation",
     "Sampling",

@@ -12,15 +12,18 @@ from hymt.errors import InvalidInputError
 if TYPE_CHECKING:
     from hymt.translate.options import TranslateOptions
 
-#: Every format a text may be given in.
-TEXT_FORMAT_NAMES: tuple[str, ...] = format_names(text_only=True)
+def text_format_names() -> tuple[str, ...]:
+    """Every format a text may be given in."""
+    return format_names(text_only=True)
 
 
 def check_text_format(name: object, field: str = "format") -> str:
     """The canonical name of a text format; InvalidInputError lists the valid ones."""
     key = name.strip().lower() if isinstance(name, str) else None
-    if key not in TEXT_FORMAT_NAMES:
-        raise InvalidInputError(f"unknown format {name!r}; valid formats: {', '.join(TEXT_FORMAT_NAMES)}",
+    if key == "text":  # the default: no need to load the format table to know it
+        return key
+    if key not in text_format_names():
+        raise InvalidInputError(f"unknown format {name!r}; valid formats: {', '.join(text_format_names())}",
                                 field=field)
     return key
 

@@ -3,26 +3,10 @@ output shows what was translated (and that nothing was translated twice), and th
 from __future__ import annotations
 
 import pytest
+from marking import mark_tree
 
 from hymt.documents.inline_tags import parse_tree
-from hymt.documents.units import Node, ParsedDocument, TagNode, Tree
-
-OPEN, CLOSE = "«", "»"
-
-
-def mark_tree(tree: Tree) -> Tree:
-    """Every text node with a non-space character wrapped in «»; tags kept."""
-    out: list[Node] = []
-    for node in tree:
-        if isinstance(node, str):
-            out.append(f"{OPEN}{node}{CLOSE}" if node.strip() else node)
-        else:
-            out.append(TagNode(node.number, mark_tree(node.children), node.void))
-    return tuple(out)
-
-
-def unmark(text: str) -> str:
-    return text.replace(OPEN, "").replace(CLOSE, "")
+from hymt.documents.units import ParsedDocument
 
 
 @pytest.fixture

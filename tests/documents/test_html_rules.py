@@ -15,7 +15,8 @@ def identity(text: str, rules: TagRules) -> str:
     return document.render([parse_tree(u.text) for u in document.units]).decode()
 
 
-PAGE = '<p>Run <code>make all</code> and <span translate="no">ACME Widget</span> today.</p><div>One</div><div>two.</div>'
+PAGE = ('<p>Run <code>make all</code> and <span translate="no">ACME Widget</span> today.</p>'
+        '<div>One</div><div>two.</div>')
 
 
 def test_ignored_elements_stay_as_they_are():

@@ -9,7 +9,7 @@ import re
 
 import pysubs2
 import pytest
-from conftest import mark_tree, unmark
+from marking import mark_tree, unmark
 from subtitle_answers import careless, random_file, scrambled
 
 from hymt.documents.inline_tags import parse_tree

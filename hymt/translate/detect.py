@@ -22,6 +22,9 @@ use only lingua's offline models.
 """
 from __future__ import annotations
 
+import functools
+import importlib.util
+import logging
 import re
 import threading
 from collections import Counter
@@ -43,6 +46,8 @@ from hymt.translate.result import Detection
 
 if TYPE_CHECKING:
     import lingua
+
+logger = logging.getLogger(__name__)
 
 #: Text beyond this many characters does not change the answer, only the cost.
 SAMPLE_CHARS = 2000
@@ -105,6 +110,8 @@ class LanguageDetector:
     def preload(self) -> None:
         """Load every lingua model now (seconds, about 0.5 GB) instead of on the first text of
         each script: a server calls this at start-up so that no request waits for it."""
+        if not _lingua_installed():
+            return
         for script in _LINGUA_GROUPS:
             self._detector(script)
 
@@ -177,7 +184,10 @@ class LanguageDetector:
         return _found(code, share * value)
 
     def _lingua_ranked(self, script: str, sample: str) -> list[tuple[str, float]]:
-        """Our codes with lingua's relative confidences, best first."""
+        """Our codes with lingua's relative confidences, best first; none where lingua is not
+        installed (a partial install: the script rules still answer, the rest is unknown)."""
+        if not _lingua_installed():
+            return []
         values = self._detector(script).compute_language_confidence_values(sample)
         return [(v.language.iso_code_639_1.name.lower(), v.value) for v in values]
 
@@ -204,6 +214,16 @@ def _dominant_script(counts: Counter[str]) -> tuple[str, float]:
         weights[key] = weights.get(key, 0.0) + n * _SCRIPT_WEIGHT.get(script, 1.0)
     script = max(weights, key=lambda s: (weights[s], s != "Latin"))
     return script, weights[script] / sum(weights.values())
+
+
+@functools.cache
+def _lingua_installed() -> bool:
+    """lingua-language-detector is a dependency; a machine without it (a partial install)
+    detects by script alone, with one warning."""
+    if importlib.util.find_spec("lingua") is not None:
+        return True
+    logger.warning("lingua-language-detector is not installed: languages are told by their script only")
+    return False
 
 
 def _found(code: str, confidence: float) -> Detection:

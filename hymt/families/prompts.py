@@ -64,6 +64,18 @@ def _require(value: object, field: str, template: str) -> None:
         raise InvalidInputError(f"the {template!r} template needs {field}", field=field)
 
 
+def _required(value: str | None, field: str, template: str) -> str:
+    """`value`, which the template cannot do without."""
+    _require(value, field, template)
+    assert value is not None
+    return value
+
+
+#: The Chinese structured-data template's input section, and what its first line calls it.
+STRUCTURED_DATA_HEADING_ZH = "# 数据输入\n"
+STRUCTURED_DATA_NAME_ZH = "数据输入"
+
+
 # Hunyuan-MT-7B / Chimera ----------------------------------------------------------------------
 def _hmt_default(spec: PromptSpec, zh: bool) -> str:
     template = T.HMT_DEFAULT_ZH if zh else T.HMT_DEFAULT_EN
@@ -104,8 +116,8 @@ def _hymt15_terminology(spec: PromptSpec, zh: bool) -> str:
 
 
 def _hymt15_context(spec: PromptSpec, zh: bool) -> str:
-    _require(spec.context, "context", "context")
-    return fill(T.HYMT15_CONTEXT, {**_hymt15_values(spec, True), "{context}": spec.context})
+    context = _required(spec.context, "context", "context")
+    return fill(T.HYMT15_CONTEXT, {**_hymt15_values(spec, True), "{context}": context})
 
 
 def _hymt15_formatted(spec: PromptSpec, zh: bool) -> str:
@@ -137,8 +149,7 @@ def _mt2_terminology(spec: PromptSpec, zh: bool) -> str:
 
 
 def _mt2_style(spec: PromptSpec, zh: bool) -> str:
-    _require(spec.style, "style", "style")
-    values = {**_mt2_values(spec, zh), "{target_style}": spec.style}
+    values = {**_mt2_values(spec, zh), "{target_style}": _required(spec.style, "style", "style")}
     return fill(T.MT2_STYLE_ZH if zh else T.MT2_STYLE_EN, values)
 
 
@@ -156,14 +167,18 @@ def _mt2_personalization(spec: PromptSpec, zh: bool) -> str:
 
 
 def _mt2_structured(spec: PromptSpec, zh: bool) -> str:
-    _require(spec.format_type, "format_type", "structured")
-    values = {**_mt2_values(spec, zh), "{format_type}": spec.format_type}
-    return fill(T.MT2_STRUCTURED_ZH if zh else T.MT2_STRUCTURED_EN, values)
+    values = {**_mt2_values(spec, zh), "{format_type}": _required(spec.format_type, "format_type", "structured")}
+    if not zh:
+        return fill(T.MT2_STRUCTURED_EN, values)
+    # The published Chinese text has {source_text} in its first line too, where the English one
+    # says "the following data": that first one names the input section, not the data
+    # (docs/reference/models.md §7.4-6), so the data goes in once, under its heading.
+    head, data_heading, tail = T.MT2_STRUCTURED_ZH.partition(STRUCTURED_DATA_HEADING_ZH)
+    return fill(head, {**values, "{source_text}": STRUCTURED_DATA_NAME_ZH}) + data_heading + fill(tail, values)
 
 
 def _mt2_background(spec: PromptSpec, zh: bool) -> str:
-    _require(spec.context, "context", "context")
-    values = {**_mt2_values(spec, zh), "{background_text}": spec.context}
+    values = {**_mt2_values(spec, zh), "{background_text}": _required(spec.context, "context", "context")}
     return fill(T.MT2_BACKGROUND_ZH if zh else T.MT2_BACKGROUND_EN, values)
 
 

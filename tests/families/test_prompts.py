@@ -185,7 +185,8 @@ def test_mt2_delimiters():
 def test_mt2_structured_keeps_literal_braces():
     data = '{"title": "Hi {{name}}"}'
     assert prompt(MT2, data, "zh", template="structured", format_type="JSON") == (
-        "# 任务目标\n将下方" + data + "中的JSON格式数据翻译为中文。\n\n# 严格约束\n"
+        # the first line names the input section; the data goes in once, under it
+        "# 任务目标\n将下方数据输入中的JSON格式数据翻译为中文。\n\n# 严格约束\n"
         "1. **结构锁定**：绝对保持原有的JSON数据结构、缩进和层级完全不变。\n"
         "2. **选择性翻译**：仅翻译面向用户展示的可见文本内容。\n"
         "3. **禁止修改**：**严禁**翻译或更改任何代码标签、键名 (Key)、变量占位符（如 {{var}}、${var}、%s、%d 等）"

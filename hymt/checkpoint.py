@@ -99,7 +99,7 @@ class Checkpoint:
     path: Path
     config: dict
     generation_config: dict
-    tokenizer: object = field(repr=False)
+    tokenizer: Tokenizer = field(repr=False)
     tokenizer_config: dict = field(default_factory=dict, repr=False)
     chat_template: str | None = field(default=None, repr=False)
 

@@ -22,7 +22,7 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 
 from hymt.engine.interface import Engine, EngineStats
 from hymt.engine.outputs import RequestOutput
@@ -102,7 +102,7 @@ class RequestHandle:
                 fut = self._register_waiter(self._final_waiters)
             await fut
 
-    async def stream(self) -> AsyncIterator[RequestOutput]:
+    async def stream(self) -> AsyncGenerator[RequestOutput, None]:
         """Yield one RequestOutput per engine step that produced tokens; the last has finished=True.
 
         Concatenating the new_token_ids of everything yielded gives the final token_ids. When

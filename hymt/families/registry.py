@@ -125,7 +125,8 @@ def _detect_size(checkpoint: Checkpoint) -> str:
     has_hy = tokenizer.token_to_id("<｜hy_User｜>") is not None
     has_7b = tokenizer.token_to_id("<|extra_0|>") is not None
     by_tokens = "1.8B" if has_hy and not has_7b else "7B" if has_7b and not has_hy else None
-    by_config = _SIZE_BY_HIDDEN.get(config.get("hidden_size")) or _SIZE_BY_VOCAB.get(config.get("vocab_size"))
+    by_config = _SIZE_BY_HIDDEN.get(int(config.get("hidden_size") or 0)) or _SIZE_BY_VOCAB.get(
+        int(config.get("vocab_size") or 0))
     if by_tokens and by_config and by_tokens != by_config:
         # The tokenizer decides the chat format, so it wins over the shape.
         logger.warning("%s: tokenizer says %s, config says %s; using %s", checkpoint.path, by_tokens,

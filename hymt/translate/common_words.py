@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-import regex  # type: ignore[import-untyped]
+import regex
 
 #: A Latin-script word (letters, combining marks, inner apostrophes: "don't", "dov'è").
 LATIN_WORD = regex.compile(r"\p{Latin}[\p{Latin}\p{M}]*(?:['’]\p{Latin}[\p{Latin}\p{M}]*)*")

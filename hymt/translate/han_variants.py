@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from zhon import cedict  # type: ignore[import-untyped]
+from zhon import cedict
 
 # Characters frequent in Chinese and not written in Japanese (Japanese writes 説 not 說, 対 not 對).
 _CHINESE_ONLY = frozenset("这這们們吗嗎呢吧你她没沒很也还還让讓给说說吃了是个么麼哪怎些啊呀跟对對欢歡")

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import Protocol
 
-from hymt.engine.outputs import RequestOutput
+from hymt.engine.outputs import FinishReason, RequestOutput
 from hymt.engine.sampling import SamplingParams
 
 
@@ -22,7 +22,7 @@ class RecordedOutput:
     """What the pipeline needs of a finished engine request."""
 
     token_ids: tuple[int, ...]
-    finish_reason: str
+    finish_reason: FinishReason
 
     def as_output(self, prompt_ids: list[int]) -> RequestOutput:
         return RequestOutput("recorded", list(prompt_ids), token_ids=list(self.token_ids), finished=True,

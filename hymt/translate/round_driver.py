@@ -83,8 +83,8 @@ async def _round(round_: Round, engine: AsyncEngine, progress: Progress, log: Ou
     try:
         if len(pending) == 1:  # the usual server request: awaited as is, gather would wrap it in a task
             (i, handle), = pending.items()
-            outputs[i] = await handle.wait()
-            _finished(i, outputs[i], round_, progress, log, keys)
+            outputs[i] = out = await handle.wait()
+            _finished(i, out, round_, progress, log, keys)
         elif pending:
             await asyncio.gather(*(_finish(i, h, outputs, round_, progress, log, keys) for i, h in pending.items()))
     except BaseException:

@@ -176,7 +176,7 @@ class _Run:
 def _sync_deltas(handle: RequestHandle) -> Iterator[RequestOutput]:
     """Iterate a handle's async stream from blocking code (a private event loop)."""
     loop = asyncio.new_event_loop()
-    agen = handle.stream().__aiter__()
+    agen = handle.stream()
     try:
         while True:
             try:

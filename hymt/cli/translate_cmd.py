@@ -1,14 +1,19 @@
 """`hymt translate`: translate a text, a file or stdin from the command line.
 
     hymt translate "今天天气真好" --to en
-    hymt translate book.md --to de -o book.de.md      # a file: progress bar, format from suffix
+    hymt translate book.md --to de -o book.de.md      # a text file: progress bar, format from suffix
+    hymt translate report.docx --to ja                # a document: writes report.ja.docx beside it
     cat notes.txt | hymt translate - --to fr --json
 
-A TEXT argument that names an existing file is read (UTF-8) and translated as a document
-with a progress bar on stderr; its format comes from the suffix (.md, .srt, .html, else
-text) unless --format says otherwise. An argument that looks like a path (a path separator
-and no spaces, or a document suffix) but names no file is an error, not text to translate.
-Quality-guard issues left on the translation are listed on stderr.
+A file in a document format (DOCX, PPTX, XLSX, PDF, XLIFF, PO, JSON, YAML, SRT, VTT, ASS: any
+format of hymt/documents/registry.py, told by the suffix or --format) comes back as the same
+kind of file (translate_file.py): text formats on stdout unless -o, binary ones in
+`<stem>.<lang><suffix>` next to the input unless -o. An interrupted run resumes when the same
+command runs again. Other files (.txt, .md, .html) are read as UTF-8 text and translated with
+a progress bar on stderr; their format comes from the suffix (.md, .html, else text) unless
+--format says otherwise. An argument that looks like a path (a path separator and no spaces,
+or a document suffix) but names no file is an error, not text to translate. Quality-guard
+issues left on the translation are listed on stderr.
 """
 from __future__ import annotations
 
@@ -19,6 +24,7 @@ import os
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hymt.cli.help_format import DefaultsHelpFormatter
 from hymt.cli.verbosity import log_level
@@ -27,8 +33,15 @@ from hymt.engine.factory import BACKENDS
 from hymt.errors import InvalidInputError
 from hymt.families import DEFAULT_MODEL
 
-#: Suffixes of the documents `translate` reads (hymt.translate.guess_format's, and plain text).
+if TYPE_CHECKING:
+    from hymt.documents.units import DocumentFormat
+    from hymt.translate import Translator
+
+#: Suffixes of the text files `translate` reads as text (hymt.translate.guess_format's, and
+#: plain text); the document formats' suffixes come from hymt/documents/registry.py.
 DOCUMENT_SUFFIXES = (".txt", ".text", ".md", ".markdown", ".mdx", ".srt", ".html", ".htm", ".xhtml")
+#: --format values read as text (hymt.translate.formats); the registry's names are documents.
+TEXT_FORMATS = ("text", "markdown", "html", "srt")
 #: Longest argument still taken for a possible file name.
 _MAX_PATH_CHARS = 4096
 
@@ -58,11 +71,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--context", help="preceding text the input follows (context template)")
     parser.add_argument("--style", help="target style (Hy-MT2 style template)")
     parser.add_argument("--template", help="force a prompt template (formatted, delimiters, ...)")
-    parser.add_argument("--format", choices=("text", "markdown", "html", "srt"),
-                        help="input format (default: from the file suffix, else text)")
+    parser.add_argument("--format",
+                        help="input format: text, markdown, html, or a document format (docx, pptx, xlsx, pdf, "
+                             "xliff, po, json, yaml, srt, vtt, ass); default: from the file suffix, else text")
     parser.add_argument("--sampling", choices=("greedy", "official"), default="greedy",
                         help="greedy (deterministic, cached) or the family's official sampling")
-    parser.add_argument("-o", "--output", help="write the translation to this file instead of stdout")
+    parser.add_argument("-o", "--output",
+                        help="write the translation to this file (default: stdout; a binary document: "
+                             "<stem>.<lang><suffix> next to the input)")
     parser.add_argument("--json", action="store_true", help="print the whole result (segments included) as JSON")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the translation cache")
     parser.add_argument("--no-retry", action="store_true",
@@ -86,25 +102,71 @@ def looks_like_path(arg: str) -> bool:
     a single word with a path separator that is not a URL ("notes/ch1", "./draft")."""
     if "\n" in arg or len(arg) > _MAX_PATH_CHARS:
         return False
-    if arg.lower().endswith(DOCUMENT_SUFFIXES):
+    if arg.lower().endswith(DOCUMENT_SUFFIXES) or _document_suffix(arg):
         return True
     has_separator = any(sep in arg for sep in {"/", os.sep})
     return has_separator and not any(ch.isspace() for ch in arg) and "://" not in arg
 
 
+def _document_suffix(arg: str) -> bool:
+    """True when `arg` ends in a document format's suffix (the registry's)."""
+    if "." not in arg[-8:]:  # most arguments are text: the formats are imported only for a suffix
+        return False
+    from hymt.documents.registry import format_for_filename
+    from hymt.errors import InvalidDocumentError
+
+    try:
+        format_for_filename(arg)
+    except InvalidDocumentError:
+        return False
+    return True
+
+
+def input_file(arg: str) -> Path | None:
+    """The file `arg` names, None for text or stdin; a path-like argument that names no file,
+    or a directory, is an error (before any model loads)."""
+    if arg == "-" or not (looks_like_path(arg) or (len(arg) < _MAX_PATH_CHARS and "\n" not in arg
+                                                   and Path(arg).is_file())):
+        return None
+    path = Path(arg).expanduser()
+    if path.is_dir():
+        raise InvalidInputError(f"{arg} is a directory; pass a text file or a document", field="input")
+    if not path.is_file():
+        raise InvalidInputError(
+            f"no such file: {arg} (to translate these words as text, pipe them in: "
+            f"echo {shlex.quote(arg)} | hymt translate - --to LANG)", field="input")
+    return path
+
+
+def document_format_of(path: Path | None, format_name: str | None) -> DocumentFormat | None:
+    """The document format a file is translated as (None: read it as text); an unknown
+    --format is an error listing the valid ones."""
+    from hymt.documents.registry import format_for_filename, format_names, get_format
+    from hymt.errors import InvalidDocumentError
+
+    if format_name is not None:
+        name = format_name.strip().lower()
+        if name in format_names():
+            return get_format(name)
+        if name not in TEXT_FORMATS:
+            valid = ", ".join(dict.fromkeys((*TEXT_FORMATS, *format_names())))
+            raise InvalidInputError(f"unknown --format {format_name!r}; valid: {valid}", field="format")
+        return None
+    if path is None:
+        return None
+    try:
+        return format_for_filename(path.name)
+    except InvalidDocumentError:
+        return None
+
+
 def read_input(arg: str) -> tuple[str, str | None]:
     """(text, file name or None). `-` reads stdin; an existing file is read; a path-like
     argument that names no file, and empty text, are errors (before any model loads)."""
+    path = input_file(arg)
     if arg == "-":
         text, what, filename = sys.stdin.read(), "stdin", None
-    elif looks_like_path(arg) or (len(arg) < _MAX_PATH_CHARS and "\n" not in arg and Path(arg).is_file()):
-        path = Path(arg).expanduser()
-        if path.is_dir():
-            raise InvalidInputError(f"{arg} is a directory; pass a text, markdown, HTML or SRT file", field="input")
-        if not path.is_file():
-            raise InvalidInputError(
-                f"no such file: {arg} (to translate these words as text, pipe them in: "
-                f"echo {shlex.quote(arg)} | hymt translate - --to LANG)", field="input")
+    elif path is not None:
         try:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError as exc:
@@ -134,27 +196,32 @@ def run(args: argparse.Namespace) -> int:
         get_language(args.source, field="source")
     glossary = parse_glossary(args.glossary)
     _check_output(args.output)
-    text, filename = read_input(args.input)
-
-    from hymt.translate import Translator, guess_format
-
-    fmt = args.format or (guess_format(filename) if filename else "text")
-    options = dict(
+    path = input_file(args.input)
+    document = document_format_of(path, args.format)
+    if document is not None and path is None and args.input != "-":
+        raise InvalidInputError(f"--format {document.name} translates a file: pass its path or - (stdin)",
+                                field="format")
+    options: dict[str, object] = dict(
         glossary=glossary or None,
         context=args.context,
         style=args.style,
         template=args.template,
-        format=fmt,
         sampling=None if args.sampling == "greedy" else args.sampling,
         use_cache=not args.no_cache,
         retry=not args.no_retry,
     )
-    engine_options = {"base_url": args.base_url} if args.base_url else None
-    with Translator(
-        args.model, engine=args.engine, device=args.device, dtype=args.dtype, quantization=args.quantization,
-        family=args.family,
-        cache=not args.no_cache, engine_options=engine_options,
-    ) as translator:
+    if document is not None:
+        from hymt.cli.translate_file import output_path, translate_document_file
+
+        output_path(args, path, document)  # refuses to overwrite the input before the model loads
+        with open_translator(args) as translator:
+            return translate_document_file(args, path, document, translator, options)
+    text, filename = read_input(args.input)
+
+    from hymt.translate import guess_format
+
+    options["format"] = args.format or (guess_format(filename) if filename else "text")
+    with open_translator(args) as translator:
         if filename is not None and not args.no_progress and log_level(args) <= logging.WARNING:
             from tqdm import tqdm
 
@@ -175,3 +242,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(out if out.endswith("\n") or args.json else out + "\n")
     return 0
+
+
+def open_translator(args: argparse.Namespace) -> Translator:
+    """The Translator the command line asks for (loads the model)."""
+    from hymt.translate import Translator
+
+    engine_options = {"base_url": args.base_url} if args.base_url else None
+    return Translator(args.model, engine=args.engine, device=args.device, dtype=args.dtype,
+                      quantization=args.quantization, family=args.family, cache=not args.no_cache,
+                      engine_options=engine_options)

@@ -8,7 +8,8 @@
 Files are named by job id only: a client's file name never reaches a path. The database is in
 WAL mode, so several server processes may share one store; each write is its own short
 transaction. An engine answer is committed the moment it arrives (job_outputs), so a job
-interrupted by a crash loses nothing it had finished: see output_log.py.
+interrupted by a crash loses nothing it had finished: see output_log.py. The answers are
+deleted with their job.
 """
 from __future__ import annotations
 
@@ -156,8 +157,6 @@ class JobStore:
                 "UPDATE jobs SET state = ?, done = ?, total = ?, result_name = ?, media_type = ?, updated = ?,"
                 " expires = ?, owner = NULL, heartbeat = NULL WHERE id = ? AND owner = ?",
                 (str(JobState.DONE), total, total, result_name, media_type, now, now + ttl_s, job_id, owner)).rowcount
-            if changed:  # the answers served their purpose: the result holds them
-                db.execute("DELETE FROM job_outputs WHERE job_id = ?", (job_id,))
         return changed == 1
 
     def fail(self, job_id: str, owner: str, message: str, *, ttl_s: float, now: float | None = None) -> bool:

@@ -1,9 +1,21 @@
-"""What the document-job tests share: documents to upload (well-formed and hostile) and `wait_for`."""
+"""What the document-job tests share: documents to upload (well-formed and hostile),
+`wait_for`, and `job_app`: an in-process app over a scripted engine that upper-cases each
+source (`step_s` slows each engine step, so jobs last long enough to watch)."""
 from __future__ import annotations
 
+import contextlib
 import io
 import time
 import zipfile
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from hymt.server.app import create_app
+from hymt.server.settings import ServerSettings
+from hymt.testing import ScriptedEngine, source_of
+
+READY_TIMEOUT_S = 60
 
 BILLION_LAUGHS_XLIFF = b"""<?xml version="1.0"?>
 <!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol1 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
@@ -48,7 +60,7 @@ def with_entries(data: bytes, added: dict[str, bytes]) -> bytes:
 
 def zip_bomb_docx() -> bytes:
     """A DOCX carrying 16 MB of zeros that pack into a few KB (a ratio far past any document's)."""
-    return with_entries(docx_bytes(["Hello."]), {"word/media/zeros.bin": bytes(16 * 1024 * 1024)})
+    return with_entries(docx_bytes(["Refuse me."]), {"word/media/zeros.bin": bytes(16 * 1024 * 1024)})
 
 
 def wait_for(condition, timeout: float = 30.0, interval: float = 0.02):
@@ -60,3 +72,40 @@ def wait_for(condition, timeout: float = 30.0, interval: float = 0.02):
             return value
         time.sleep(interval)
     raise AssertionError(f"timed out after {timeout} s waiting for {condition}")
+
+
+class SlowEngine(ScriptedEngine):
+    """A ScriptedEngine whose steps take `step_s` (a model's time per token)."""
+
+    def __init__(self, *args, step_s: float = 0.0, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.step_s = step_s
+
+    def step(self):
+        if self.step_s and self.has_unfinished():
+            time.sleep(self.step_s)
+        return super().step()
+
+
+def upper_source(user_turn, params):
+    return source_of(user_turn).upper()
+
+
+@contextlib.contextmanager
+def job_app(model_dir: Path, *, jobs_dir: str, step_s: float = 0.0, answer=upper_source, **settings):
+    """(TestClient of a ready app, the engines it made), the app's jobs in `jobs_dir`."""
+    from hymt.checkpoint import load_checkpoint
+    from hymt.translate import Translator
+
+    checkpoint = load_checkpoint(model_dir)
+    engines: list[SlowEngine] = []
+
+    def factory(_settings):
+        engine = SlowEngine(checkpoint, answer, step_s=step_s)
+        engines.append(engine)
+        return Translator(str(model_dir), engine=engine, cache=False)
+
+    app = create_app(ServerSettings(model=str(model_dir), jobs_dir=jobs_dir, **settings), translator_factory=factory)
+    with TestClient(app) as client:
+        wait_for(lambda: client.get("/ready").status_code == 200, READY_TIMEOUT_S)
+        yield client, engines

@@ -186,12 +186,23 @@ class JobStore:
         """Delete a job, its answers and its files; False when there was no such job."""
         if not is_job_id(job_id):
             return False
+        found = self.forget(job_id)
+        self.remove_files(job_id)
+        return found
+
+    def forget(self, job_id: str) -> bool:
+        """Delete a job's row and answers, leaving its files (a download still reading one);
+        False when there was no such job. remove_files, or the sweep of stray files, ends them."""
+        if not is_job_id(job_id):
+            return False
         with self._write() as db:
             found = db.execute("DELETE FROM jobs WHERE id = ?", (job_id,)).rowcount
             db.execute("DELETE FROM job_outputs WHERE job_id = ?", (job_id,))
+        return found == 1
+
+    def remove_files(self, job_id: str) -> None:
         for path in (self.upload_path(job_id), self.input_path(job_id), self.result_path(job_id)):
             path.unlink(missing_ok=True)
-        return found == 1
 
     def expired(self, now: float | None = None) -> list[str]:
         """Ids of jobs past their expiry, except those being translated."""

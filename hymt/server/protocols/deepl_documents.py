@@ -7,8 +7,8 @@
     POST /v2/document/{id}            {document_key} (JSON or form)
       -> {"document_id", "status": queued|translating|done|error, "seconds_remaining"
           (translating), "billed_characters" (done), "error_message" (error)}
-    POST /v2/document/{id}/result     {document_key} -> the translated file, then the job is
-                                      deleted (DeepL removes a document once downloaded)
+    POST /v2/document/{id}/result     {document_key} -> the translated file; the job is deleted
+                                      (DeepL removes a document once downloaded)
 
 Errors are DeepL's {"message": "..."}: 400 for a bad field or file (an unsupported type names
 the supported ones), 403 for a bad API key, 404 for an unknown document or a key that does
@@ -116,8 +116,10 @@ async def result(request: Request, document_id: str) -> FileResponse:
             raise ApiError(400, f"Document translation failed: {job.error}", type="job_failed", field="document_id")
         raise ApiError(503, f"Document not ready: it is {job.state}", type="not_ready",
                        headers={"Retry-After": "5"})
-    path = runner.store().result_path(job.id)
+    store = runner.store()
+    path = store.result_path(job.id)
     if not path.is_file():
         raise ApiError(404, "Document not found: its result has expired", type="not_found", field="document_id")
+    store.forget(job.id)  # from now on unknown, as DeepL's documents are once downloaded
     return FileResponse(path, media_type=job.media_type, filename=job.result_name,
-                        background=BackgroundTask(runner.delete, job.id))
+                        background=BackgroundTask(store.remove_files, job.id))

@@ -5,6 +5,7 @@
                                         template, sampling (JSON), use_cache, retry; or the
                                         options as one JSON field `options` -> 201 {job}
     GET    /api/documents               {"documents": [job, ...]} newest first
+    GET    /api/documents/formats       {"formats": [{name, suffixes, media_type, text}]} (open)
     GET    /api/documents/{id}          {job}
     GET    /api/documents/{id}/events   SSE: `progress` {job} at each change, then `done` {job}
                                         or `error` {"error": {...}}
@@ -27,6 +28,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
 
+from hymt.documents.registry import FORMATS
 from hymt.server.auth import require_key
 from hymt.server.body import get_bool, get_glossary, get_object, get_str
 from hymt.server.errors import ApiError, library_errors
@@ -118,6 +120,14 @@ async def _accept(runner: JobRunner, received: Upload, cache_default: bool) -> J
         runner.discard(received)
         raise
     return await runner.accept(received, target=target, source=source, options=options, format_name=format_name)
+
+
+@router.get("/formats")
+async def formats() -> dict[str, Any]:
+    """The document formats (the registry's, so new formats appear by themselves); open, like
+    /api/languages: the web UI shows them before any key."""
+    return {"formats": [{"name": fmt.name, "suffixes": list(fmt.suffixes), "media_type": fmt.media_type,
+                         "text": fmt.text} for fmt in FORMATS]}
 
 
 @router.get("", dependencies=_KEY)

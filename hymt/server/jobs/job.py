@@ -17,6 +17,7 @@ from typing import Any
 
 from hymt.errors import InvalidInputError
 from hymt.translate.options import TranslateOptions
+from hymt.translate.sampling_policy import Sampling
 
 
 class JobState(StrEnum):
@@ -137,5 +138,6 @@ def options_from_json(data: Mapping[str, Any]) -> TranslateOptions:
     return TranslateOptions(
         glossary=tuple((str(s), str(t)) for s, t in data.get("glossary") or ()),
         context=data.get("context"), style=data.get("style"), template=data.get("template"),
-        sampling=sampling, use_cache=bool(data.get("use_cache", True)), retry=bool(data.get("retry", True)),
+        sampling=Sampling.parse(sampling), use_cache=bool(data.get("use_cache", True)),
+        retry=bool(data.get("retry", True)),
     )

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,7 +57,7 @@ def _limit_error(limit: int) -> ApiError:
                     field="file")
 
 
-async def _counted(stream: AsyncIterator[bytes], limit: int, file_limit: int) -> AsyncIterator[bytes]:
+async def _counted(stream: AsyncIterator[bytes], limit: int, file_limit: int) -> AsyncGenerator[bytes, None]:
     received = 0
     async for chunk in stream:
         received += len(chunk)

@@ -226,16 +226,34 @@ class JobStore:
     # -- engine answers (the jobs' OutputLogs) -----------------------------------------------
 
     def outputs(self, job_id: str) -> dict[str, RecordedOutput]:
+        """Every answer recorded for a job, by request key."""
         with self._lock:
             rows = self._conn.execute("SELECT key, token_ids, finish_reason FROM job_outputs WHERE job_id = ?",
                                       (job_id,)).fetchall()
-        return {key: RecordedOutput(tuple(array.array(_TOKEN_TYPE, blob)), reason) for key, blob, reason in rows}
+        return {key: _recorded(blob, reason) for key, blob, reason in rows}
+
+    def output_keys(self, job_id: str) -> set[str]:
+        """The request keys a job has answers for."""
+        with self._lock:
+            rows = self._conn.execute("SELECT key FROM job_outputs WHERE job_id = ?", (job_id,)).fetchall()
+        return {row[0] for row in rows}
+
+    def output(self, job_id: str, key: str) -> RecordedOutput | None:
+        """One recorded answer."""
+        with self._lock:
+            row = self._conn.execute("SELECT token_ids, finish_reason FROM job_outputs WHERE job_id = ? AND key = ?",
+                                     (job_id, key)).fetchone()
+        return _recorded(*row) if row else None
 
     def record_output(self, job_id: str, key: str, output: RecordedOutput) -> None:
         blob = array.array(_TOKEN_TYPE, output.token_ids).tobytes()
         with self._write() as db:
             db.execute("INSERT OR REPLACE INTO job_outputs (job_id, key, token_ids, finish_reason) VALUES (?, ?, ?, ?)",
                        (job_id, key, blob, output.finish_reason))
+
+
+def _recorded(blob: bytes, finish_reason: str) -> RecordedOutput:
+    return RecordedOutput(tuple(array.array(_TOKEN_TYPE, blob)), finish_reason)
 
 
 def _job(row: tuple) -> Job:

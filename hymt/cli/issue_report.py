@@ -6,8 +6,10 @@ the codes.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from hymt.translate.quality import DESCRIPTIONS, QualityIssue
-from hymt.translate.result import TranslationResult
+from hymt.translate.result import Segment, TranslationResult
 
 #: Segments listed one by one; the rest are counted.
 MAX_LISTED = 10
@@ -16,12 +18,17 @@ _EXCERPT_CHARS = 40
 
 def issue_report(result: TranslationResult) -> str:
     """Lines for stderr naming every segment left with issues; "" when there are none."""
-    translatable = [s for s in result.segments if s.translatable]
+    return segment_issue_report(result.segments, result.issues)
+
+
+def segment_issue_report(segments: Sequence[Segment], issues: Sequence[str]) -> str:
+    """`issue_report` for any translation's segments and issues (a text's, a file's)."""
+    translatable = [s for s in segments if s.translatable]
     flagged = [(n, s) for n, s in enumerate(translatable, 1) if s.issues]
-    if not flagged and not result.issues:
+    if not flagged and not issues:
         return ""
     if not flagged:  # issues on the result without segments (a backend that reports no segments)
-        return f"hymt: warning: the translation may be wrong: {_codes(result.issues)}"
+        return f"hymt: warning: the translation may be wrong: {_codes(tuple(issues))}"
     retried = " (after one retry)" if any(s.retried for _, s in flagged) else ""
     lines = [f"hymt: warning: {len(flagged)} of {len(translatable)} segments may be badly translated{retried}:"]
     for number, segment in flagged[:MAX_LISTED]:

@@ -78,6 +78,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "error) instead of exiting with status 1")
     p.add_argument("--log-level", default=None, choices=LOG_LEVEL_CHOICES,
                    help="log level of the server and the engine (default: info; -v debug, -q error)")
+    documents = p.add_argument_group("document jobs (/api/documents, /v2/document, /translate_file)")
+    documents.add_argument("--jobs-dir", default=None, metavar="DIR",
+                           help="where jobs and their files are kept (default: jobs/ beside the translation cache); "
+                                "servers sharing it share the jobs")
+    documents.add_argument("--job-ttl", type=float, default=86400.0, metavar="S",
+                           help="seconds a finished job and its files are kept")
+    documents.add_argument("--max-jobs", type=int, default=2, metavar="N",
+                           help="documents translated at once (each holds one --max-queue slot)")
+    documents.add_argument("--max-file-mb", type=float, default=50.0, metavar="MB",
+                           help="largest document accepted; larger ones get 413")
+    documents.add_argument("--max-segments", type=int, default=100_000, metavar="N",
+                           help="most segments (sentences) in one document; more get 413")
     p.add_argument("--log-format", default=None, choices=("text", "json"),
                    help="log lines on stderr, uvicorn's included (default: $HYMT_LOG_FORMAT, else text "
                         "when stderr is a terminal, JSON lines otherwise)")
@@ -99,6 +111,8 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
         cors_origins=tuple(args.cors_origins or ("*",)),
         cache=not args.no_cache, log_level=level, prompt_guard=not args.no_prompt_guard,
         served_model_name=args.served_model_name,
+        jobs_dir=args.jobs_dir, job_ttl_s=args.job_ttl, max_jobs=args.max_jobs, max_file_mb=args.max_file_mb,
+        max_segments=args.max_segments,
     )
 
 

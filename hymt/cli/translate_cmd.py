@@ -1,25 +1,30 @@
 """`hymt translate`: translate a text, a file or stdin from the command line.
 
     hymt translate "今天天气真好" --to en
-    hymt translate book.md --to de -o book.de.md      # a file: progress bar, format from suffix
+    hymt translate book.md --to de -o book.de.md      # a text file: progress bar, format from suffix
+    hymt translate report.docx --to ja                # a document: writes report.ja.docx beside it
     cat notes.txt | hymt translate - --to fr --json
 
-A TEXT argument that names an existing file is read (UTF-8) and translated as a document
-with a progress bar on stderr; its format comes from the suffix (.md, .srt, .html, else
-text) unless --format says otherwise. An argument that looks like a path (a path separator
-and no spaces, or a document suffix) but names no file is an error, not text to translate.
+A file comes back as the same kind of file (translate_file.py), in any format of
+hymt/documents/registry.py (text, Markdown, HTML, DOCX, PPTX, XLSX, PDF, EPUB, XLIFF, PO, JSON,
+YAML, SRT, VTT, ASS, XML), told by the suffix or --format; a file of another suffix is read as
+plain text. Text formats go to stdout unless -o, binary ones to `<stem>.<lang><suffix>` next
+to the input unless -o; a progress bar runs on stderr, and an interrupted run resumes when the
+same command runs again. Text given as the argument or on stdin is translated as --format
+says (default: plain text). An argument that looks like a path (a path separator and no
+spaces, or a document suffix) but names no file is an error, not text to translate.
 Quality-guard issues left on the translation are listed on stderr.
 """
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import logging
 import os
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hymt.cli.help_format import DefaultsHelpFormatter
 from hymt.cli.verbosity import log_level
@@ -28,14 +33,10 @@ from hymt.engine.config import QUANTIZATION_CHOICES
 from hymt.errors import InvalidInputError
 from hymt.families import DEFAULT_MODEL
 
+if TYPE_CHECKING:
+    from hymt.documents.units import DocumentFormat
+    from hymt.translate import Translator
 
-@functools.lru_cache(maxsize=1)
-def document_suffixes() -> tuple[str, ...]:
-    """Suffixes of the documents `translate` reads: every registered format's (imported when
-    first needed: the formats' libraries cost a third of a second)."""
-    from hymt.documents.registry import FORMATS
-
-    return tuple(sorted({s for f in FORMATS for s in f.suffixes}))
 #: Longest argument still taken for a possible file name.
 _MAX_PATH_CHARS = 4096
 
@@ -65,11 +66,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--context", help="preceding text the input follows (context template)")
     parser.add_argument("--style", help="target style (Hy-MT2 style template)")
     parser.add_argument("--template", help="force a prompt template (formatted, delimiters, ...)")
-    parser.add_argument("--format", choices=None,
-                        help="input format (default: from the file suffix, else text)")
+    parser.add_argument("--format",
+                        help="input format: text, markdown, html, "
+                             "docx, pptx, xlsx, pdf, epub, xliff, po, json, yaml, srt, vtt, ass, xml; default: "
+                             "from the file suffix, else text")
     parser.add_argument("--sampling", choices=("greedy", "official"), default="greedy",
                         help="greedy (deterministic, cached) or the family's official sampling")
-    parser.add_argument("-o", "--output", help="write the translation to this file instead of stdout")
+    parser.add_argument("-o", "--output",
+                        help="write the translation to this file (default: stdout; a binary document: "
+                             "<stem>.<lang><suffix> next to the input)")
     parser.add_argument("--json", action="store_true", help="print the whole result (segments included) as JSON")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the translation cache")
     parser.add_argument("--no-retry", action="store_true",
@@ -93,25 +98,66 @@ def looks_like_path(arg: str) -> bool:
     a single word with a path separator that is not a URL ("notes/ch1", "./draft")."""
     if "\n" in arg or len(arg) > _MAX_PATH_CHARS:
         return False
-    if arg.lower().endswith(document_suffixes()):
+    if _document_suffix(arg):
         return True
     has_separator = any(sep in arg for sep in {"/", os.sep})
     return has_separator and not any(ch.isspace() for ch in arg) and "://" not in arg
 
 
+def _document_suffix(arg: str) -> bool:
+    """True when `arg` ends in a document format's suffix (the registry's)."""
+    if "." not in arg[-8:]:  # most arguments are text: the formats are imported only for a suffix
+        return False
+    from hymt.documents.registry import format_for_filename
+    from hymt.errors import InvalidDocumentError
+
+    try:
+        format_for_filename(arg)
+    except InvalidDocumentError:
+        return False
+    return True
+
+
+def input_file(arg: str) -> Path | None:
+    """The file `arg` names, None for text or stdin; a path-like argument that names no file,
+    or a directory, is an error (before any model loads)."""
+    if arg == "-" or not (looks_like_path(arg) or (len(arg) < _MAX_PATH_CHARS and "\n" not in arg
+                                                   and Path(arg).is_file())):
+        return None
+    path = Path(arg).expanduser()
+    if path.is_dir():
+        raise InvalidInputError(f"{arg} is a directory; pass a text file or a document", field="input")
+    if not path.is_file():
+        raise InvalidInputError(
+            f"no such file: {arg} (to translate these words as text, pipe them in: "
+            f"echo {shlex.quote(arg)} | hymt translate - --to LANG)", field="input")
+    return path
+
+
+def document_format_of(path: Path | None, format_name: str | None) -> DocumentFormat | None:
+    """The format a file (or stdin with --format) is translated as: --format, else the file's
+    suffix, else plain text; None for text given as the argument or on stdin without --format.
+    An unknown --format is an error listing the valid ones."""
+    from hymt.documents.registry import format_for_filename, get_format
+    from hymt.errors import InvalidDocumentError
+
+    if format_name is not None:
+        return get_format(format_name, field="format")
+    if path is None:
+        return None
+    try:
+        return format_for_filename(path.name)
+    except InvalidDocumentError:
+        return get_format("text")
+
+
 def read_input(arg: str) -> tuple[str, str | None]:
     """(text, file name or None). `-` reads stdin; an existing file is read; a path-like
     argument that names no file, and empty text, are errors (before any model loads)."""
+    path = input_file(arg)
     if arg == "-":
         text, what, filename = sys.stdin.read(), "stdin", None
-    elif looks_like_path(arg) or (len(arg) < _MAX_PATH_CHARS and "\n" not in arg and Path(arg).is_file()):
-        path = Path(arg).expanduser()
-        if path.is_dir():
-            raise InvalidInputError(f"{arg} is a directory; pass a text, markdown, HTML or SRT file", field="input")
-        if not path.is_file():
-            raise InvalidInputError(
-                f"no such file: {arg} (to translate these words as text, pipe them in: "
-                f"echo {shlex.quote(arg)} | hymt translate - --to LANG)", field="input")
+    elif path is not None:
         try:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError as exc:
@@ -133,6 +179,7 @@ def _check_output(output: str | None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from hymt.documents.registry import get_format
     from hymt.languages import get_language
 
     # Every argument is checked before the model loads (seconds to minutes).
@@ -141,36 +188,33 @@ def run(args: argparse.Namespace) -> int:
         get_language(args.source, field="source")
     glossary = parse_glossary(args.glossary)
     _check_output(args.output)
-    text, filename = read_input(args.input)
-
-    from hymt.documents.registry import format_for_filename
-    from hymt.translate import Translator
-
-    fmt = args.format or (format_for_filename(filename).name if filename else "text")
-    options = dict(
+    path = input_file(args.input)
+    file_input = path is not None or (args.input == "-" and args.format is not None)
+    document = document_format_of(path, args.format) if file_input else None
+    options: dict[str, object] = dict(
         glossary=glossary or None,
         context=args.context,
         style=args.style,
         template=args.template,
-        format=fmt,
         sampling=None if args.sampling == "greedy" else args.sampling,
         use_cache=not args.no_cache,
         retry=not args.no_retry,
     )
-    engine_options = {"base_url": args.base_url} if args.base_url else None
-    with Translator(
-        args.model, engine=args.engine, device=args.device, dtype=args.dtype, quantization=args.quantization,
-        family=args.family,
-        cache=not args.no_cache, engine_options=engine_options,
-    ) as translator:
-        if filename is not None and not args.no_progress and log_level(args) <= logging.WARNING:
-            from tqdm import tqdm
+    if document is not None:
+        from hymt.cli.translate_file import output_path, translate_document_file
 
-            # leave=True: the final count and rate stay on screen once the file is done.
-            with tqdm(total=0, unit="seg", desc=filename, file=sys.stderr, leave=True) as bar:
-                result = translator.translate_document(text, args.target, args.source, progress=bar, **options)
-        else:
-            result = translator.translate(text, args.target, args.source, **options)
+        output_path(args, path, document)  # refuses to overwrite the input before the model loads
+        if path is not None and not path.read_bytes().strip():
+            raise InvalidInputError(f"nothing to translate: {args.input} is empty", field="input")
+        with open_translator(args) as translator:
+            return translate_document_file(args, path, document, translator, options)
+    if args.format is not None and not get_format(args.format, field="format").text:
+        raise InvalidInputError(f"--format {args.format} translates a file: pass its path or - (stdin)",
+                                field="format")
+    text, _ = read_input(args.input)
+    options["format"] = args.format or "text"
+    with open_translator(args) as translator:
+        result = translator.translate(text, args.target, args.source, **options)
     out = json.dumps(result.to_dict(), ensure_ascii=False, indent=2) + "\n" if args.json else result.text
     if not args.json and log_level(args) <= logging.WARNING:
         from hymt.cli.issue_report import issue_report
@@ -183,3 +227,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(out if out.endswith("\n") or args.json else out + "\n")
     return 0
+
+
+def open_translator(args: argparse.Namespace) -> Translator:
+    """The Translator the command line asks for (loads the model)."""
+    from hymt.translate import Translator
+
+    engine_options = {"base_url": args.base_url} if args.base_url else None
+    return Translator(args.model, engine=args.engine, device=args.device, dtype=args.dtype,
+                      quantization=args.quantization, family=args.family, cache=not args.no_cache,
+                      engine_options=engine_options)

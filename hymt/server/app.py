@@ -2,10 +2,12 @@
 
     /health /ready /metrics /            liveness, readiness, Prometheus, web UI (open)
     /api/...                             hymt's native API (the web UI uses only this)
+    /api/documents/...                   document jobs (upload, progress, result)
     /v1/chat/completions /v1/models      OpenAI (+ /v1/completions, the vLLM shape)
     /translate /languages /detect        LibreTranslate (root /translate sniffs DeepLX, Immersive)
     /libretranslate/...                  LibreTranslate under its own prefix
-    /v2/... /deepl/v2/...                DeepL v2 subset (+ in-memory glossaries)
+    /translate_file /download_file/...   LibreTranslate file translation (also under /libretranslate)
+    /v2/... /deepl/v2/...                DeepL v2 subset (+ in-memory glossaries, /v2/document)
     /deeplx/translate /v1/translate      DeepLX
     /imme                                Immersive Translate custom API
 """
@@ -20,18 +22,21 @@ from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-from hymt.server import native_api
+from hymt.server import documents_api, native_api
 from hymt.server.admission import Admission, ClientGone
 from hymt.server.cors import CorsMiddleware
 from hymt.server.errors import install_error_handlers
+from hymt.server.jobs.runner import JobRunner
 from hymt.server.logging import AccessMiddleware
 from hymt.server.metrics import ServerMetrics
 from hymt.server.protocols import (
     completions_api,
     deepl_api,
+    deepl_documents,
     deeplx_api,
     immersive_api,
     libretranslate_api,
+    libretranslate_files,
     openai_api,
     root_translate,
 )
@@ -67,19 +72,23 @@ def create_app(settings: ServerSettings | None = None, *, translator_factory: Tr
     service = ModelService(settings, translator_factory)
     admission = Admission(settings.max_queue, settings.retry_after_s)
     metrics = ServerMetrics(service.stats, lambda: (admission.active, admission.limit), lambda: service.ready)
+    jobs = JobRunner(settings, service, admission)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         if load:
             service.start()
+        jobs.start()  # resumes the jobs a stopped or killed server left
         try:
             yield
         finally:
+            await jobs.close()
             service.close()
 
     app = FastAPI(title="hymt", version=_version(), lifespan=lifespan, **_NO_OPENTELEMETRY)
     app.state.hymt = ServerState(settings=settings, service=service, admission=admission, metrics=metrics)
     app.state.settings = settings
+    app.state.jobs = jobs
     install_error_handlers(app)
 
     @app.exception_handler(ClientGone)
@@ -88,13 +97,16 @@ def create_app(settings: ServerSettings | None = None, *, translator_factory: Tr
 
     _add_open_routes(app)
     app.include_router(native_api.router)
+    app.include_router(documents_api.router)
     app.include_router(openai_api.router)
     app.include_router(completions_api.router)
     for prefix in ("", "/libretranslate"):
         app.include_router(libretranslate_api.build_router(prefix))
+        app.include_router(libretranslate_files.build_router(prefix))
     app.include_router(root_translate.router)
     for prefix in ("", "/deepl"):
         app.include_router(deepl_api.build_router(prefix))
+        app.include_router(deepl_documents.build_router(prefix))
     app.include_router(deeplx_api.router)
     app.include_router(immersive_api.router)
     if STATIC_DIR.is_dir():

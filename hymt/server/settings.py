@@ -44,6 +44,12 @@ class ServerSettings:
             template, paragraph by paragraph (docs/reference/protocols.md §2.1).
         glossaries: where the DeepL glossaries are kept and how much they may hold
             (hymt/server/glossary_store.py).
+        jobs_dir: where document jobs and their files are kept (None: `jobs/` beside the
+            translation cache); several server processes may share one.
+        job_ttl_s: seconds a finished document job and its files are kept.
+        max_jobs: document jobs translated at once by this process (each holds an admission slot).
+        max_file_mb: the largest document accepted, in MB (413 above, before it is all read).
+        max_segments: the most segments (sentences) one document may have (413 above).
     """
 
     model: str = DEFAULT_MODEL
@@ -71,6 +77,11 @@ class ServerSettings:
     max_tokens: int | None = None
     prompt_guard: bool = True
     glossaries: GlossarySettings = field(default_factory=GlossarySettings)
+    jobs_dir: str | None = None
+    job_ttl_s: float = 86400.0
+    max_jobs: int = 2
+    max_file_mb: float = 50.0
+    max_segments: int = 100_000
 
     def __post_init__(self) -> None:
         if self.engine not in BACKENDS:
@@ -88,6 +99,9 @@ class ServerSettings:
             raise InvalidInputError(f"max_tokens must be >= 1, got {self.max_tokens}", field="max_tokens")
         if self.request_timeout <= 0:
             raise InvalidInputError(f"request_timeout must be > 0, got {self.request_timeout}", field="request_timeout")
+        for name in ("job_ttl_s", "max_jobs", "max_file_mb", "max_segments"):  # document jobs
+            if getattr(self, name) <= 0:
+                raise InvalidInputError(f"{name} must be > 0, got {getattr(self, name)}", field=name)
         if self.log_level not in LOG_LEVEL_CHOICES:
             raise InvalidInputError(
                 f"log_level must be one of {', '.join(LOG_LEVEL_CHOICES)}, got {self.log_level!r}",

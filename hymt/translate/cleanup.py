@@ -5,6 +5,8 @@
   the source itself contains that text (then it is the user's text, translated as such);
 - the `<target>...</target>` wrapper of the formatted template (the `<sN>` tags stay);
 - `<think>...</think>` blocks (Hy-MT2-30B-A3B), and an unclosed `<think>` that never ended;
+- control characters other than tab and line breaks, unless the source has them (no text
+  means them, and XML documents cannot hold them);
 - surrounding whitespace the source did not have.
 
 `clean_output` is prefix-stable for streaming: `StreamCleaner` applies the same rules to a
@@ -17,6 +19,7 @@ import re
 _SPECIAL = re.compile(r"<｜[^<>｜]{0,64}｜>|<\|[^<>|]{0,64}\|>")
 _THINK = re.compile(r"<think>.*?(?:</think>|$)", re.S)
 _TARGET = re.compile(r"</?target>")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 # A tail that could still grow into one of the patterns above ("<", "<｜hy_", "<thi", ...).
 _OPEN_TAIL = re.compile(r"<[^<>]{0,70}$")
 
@@ -30,7 +33,8 @@ def clean_output(text: str, source: str = "") -> str:
 
 
 def _strip_specials(text: str, source: str) -> str:
-    return _SPECIAL.sub(lambda m: m.group(0) if m.group(0) in source else "", text)
+    text = _SPECIAL.sub(lambda m: m.group(0) if m.group(0) in source else "", text)
+    return _CONTROL.sub(lambda m: m.group(0) if m.group(0) in source else "", text)
 
 
 def _match_surrounding_space(text: str, source: str) -> str:

@@ -150,8 +150,9 @@ def test_file_progress_bar_stays_with_the_final_count(tiny_model, hymt_cli, tmp_
     result = hymt_cli.run("translate", "letter.txt", "--to", "de", "--from", "en", "--model", tiny_model,
                           "--no-retry", "--json", "-o", "letter.de.json", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    total = sum(s["translatable"] for s in json.loads((tmp_path / "letter.de.json").read_text())["segments"])
-    assert total == 80
+    # a file's translation goes to -o; with --json, stdout gets the summary and its segments
+    total = sum(s["translatable"] for s in json.loads(result.stdout)["segments"])
+    assert total == 80 and (tmp_path / "letter.de.json").read_text()
     assert result.stderr.endswith("\n"), "the bar is left on its own line"
     final = result.stderr.rstrip("\n").replace("\r", "\n").split("\n")[-1]
     assert final.startswith("letter.txt: 100%") and f"{total}/{total}" in final and "seg/s" in final, final

@@ -381,3 +381,78 @@ def test_stop_cancels_the_translation_on_the_server(browser, long_answer_server)
         assert page.inner_text("#translate") == "Translate" and page.is_hidden("#error")
         idle = long_answer_server.wait_idle(timeout=10)
         assert idle["running"] == 0 and idle["waiting"] == 0 and idle["queue_depth"] == 0, idle
+
+
+# -- the Documents tab ---------------------------------------------------------------------------
+
+
+def _docx(path: Path, paragraphs: list[str]) -> Path:
+    import docx
+
+    document = docx.Document()
+    for text in paragraphs:
+        document.add_paragraph(text)
+    document.save(path)
+    return path
+
+
+def _job_row(page, name: str):
+    return page.locator(".doc-job", has=page.locator(".doc-name", has_text=name))
+
+
+def test_documents_tab_translates_a_file_and_keeps_the_list(browser, server, tmp_path):
+    import docx
+
+    source = _docx(tmp_path / "memo.docx", ["The office opens at nine.", "Coffee is free."])
+    with _open_page(browser, server.url) as page:
+        page.click("#tab-documents")
+        assert page.is_visible("#documents-panel") and page.is_hidden("#text-panel")
+        assert page.url.endswith("/#documents")
+        page.wait_for_function("document.getElementById('doc-formats').textContent.includes('.docx')")
+        page.select_option("#doc-tgt", "de")
+        page.set_input_files("#doc-file", str(source))
+        assert page.inner_text("#doc-staged") == "memo.docx" and page.is_enabled("#doc-start")
+        with page.expect_response(lambda r: r.url.endswith("/api/documents") and r.request.method == "POST") as up:
+            with page.expect_request(lambda r: r.url.endswith("/events")):
+                page.click("#doc-start")
+        job = up.value.json()
+        assert up.value.status == 201 and job["tgt"] == "de" and job["filename"] == "memo.docx"
+        row = _job_row(page, "memo.docx")
+        page.wait_for_selector(f'.doc-job[data-id="{job["id"]}"][data-state="done"]', timeout=60_000)
+        assert row.locator(".doc-state").inner_text() == "Done" and "memo.de.docx" in row.inner_text()
+        with page.expect_download() as download_info:
+            row.locator(".doc-download").click()
+        download = download_info.value
+        assert download.suggested_filename == "memo.de.docx"
+        saved = tmp_path / "memo.de.docx"
+        download.save_as(saved)
+        assert len(docx.Document(saved).paragraphs) == 2
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "web-ui-documents.png"), full_page=True)
+
+        page.reload()
+        page.wait_for_selector(f'.doc-job[data-id="{job["id"]}"][data-state="done"]', timeout=10_000)
+        assert page.is_visible("#documents-panel"), "the tab survives the reload too"
+        row.locator(".doc-delete").click()
+        page.wait_for_selector(f'.doc-job[data-id="{job["id"]}"]', state="detached")
+    listed = httpx.get(f"{server.url}/api/documents", timeout=10).json()["documents"]
+    assert job["id"] not in [j["id"] for j in listed]
+
+
+def test_documents_tab_sends_the_key_and_refuses_unknown_files(browser, limits_server, tmp_path):
+    key = limits_server.headers["Authorization"].split()[1]
+    source = _docx(tmp_path / "note.docx", ["Short note."])
+    (tmp_path / "notes.rtf").write_text("{\\rtf1 hello}", encoding="utf-8")
+    with _open_page(browser, limits_server.url, path=f"/?token={key}#documents") as page:
+        page.wait_for_function("document.getElementById('doc-formats').textContent.includes('.docx')")
+        page.set_input_files("#doc-file", str(tmp_path / "notes.rtf"))
+        page.wait_for_selector("#error:not([hidden])")
+        assert "notes.rtf" in page.inner_text("#error-message") and page.is_disabled("#doc-start")
+        page.set_input_files("#doc-file", str(source))
+        with page.expect_request(lambda r: r.url.endswith("/events")) as events:
+            with page.expect_response(lambda r: r.url.endswith("/api/documents") and r.request.method == "POST") as up:
+                page.click("#doc-start")
+        assert up.value.status == 201
+        assert up.value.request.all_headers()["authorization"] == f"Bearer {key}"
+        assert events.value.all_headers()["authorization"] == f"Bearer {key}"
+        page.wait_for_selector(f'.doc-job[data-id="{up.value.json()["id"]}"][data-state="done"]', timeout=60_000)

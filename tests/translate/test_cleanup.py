@@ -15,6 +15,8 @@ CASES = [
     ("Ciao ", " Hello ", "Ciao "),
     ("a < b and c > d", "a < b and c > d", "a < b and c > d"),
     ("<｜hy_User｜>Text<｜hy_Assistant｜>", "Text", "Text"),
+    ("Ha\x00l\x0blo\tWelt\n\x1f.", "Hello\tworld\n.", "Hallo\tWelt\n."),  # controls no document holds
+    ("A\x0cB", "page\x0cbreak", "A\x0cB"),  # unless the source has them
 ]
 
 

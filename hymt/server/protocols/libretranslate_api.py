@@ -23,6 +23,7 @@ from hymt.server import language_codes
 from hymt.server.auth import require_key
 from hymt.server.body import get_int, get_str, get_texts, read_body
 from hymt.server.errors import ApiError, set_protocol
+from hymt.server.jobs.intake import supported_suffixes
 from hymt.server.model_work import execute
 from hymt.server.request_fields import check_limits, language, target_language
 from hymt.server.state import state_of
@@ -140,8 +141,8 @@ async def frontend_settings(request: Request) -> dict[str, Any]:
         "charLimit": st.settings.max_chars,
         "frontendTimeout": int(st.settings.request_timeout * 1000),
         "suggestions": False,
-        "filesTranslation": False,
-        "supportedFilesFormat": [],
+        "filesTranslation": True,  # /translate_file (libretranslate_files.py)
+        "supportedFilesFormat": supported_suffixes(),
         "language": {"source": {"code": "auto", "name": "Auto Detect"},
                      "target": {"code": "zh-Hans", "name": "Chinese"}},
     }

@@ -1,7 +1,9 @@
 // hymt web UI: plain JavaScript over the native API (/api/*). No framework, no build step:
-// ES modules (api.js requests and the key, errors.js the error box, key_form.js the key form).
+// ES modules (api.js requests and the key, errors.js the error box, key_form.js the key form,
+// documents.js the Documents tab).
 
 import { apiError, apiFetch, errorFromBody, postJson, readEvents, readJson, takeTokenFromUrl } from "./api.js";
+import { initDocuments } from "./documents.js";
 import { $, setText } from "./dom.js";
 import { clearError, showError } from "./errors.js";
 import { checkKey, forgetKey, saveKey, toggleKeyForm, updateKeyToggle } from "./key_form.js";
@@ -403,6 +405,7 @@ async function main() {
   } catch (error) {
     showError(error);
   }
+  initDocuments(state.languages, () => ({ glossary: glossary(), context: $("context").value.trim() }));
 }
 
 main();

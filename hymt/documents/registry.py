@@ -5,6 +5,7 @@ from pathlib import PurePath
 
 from hymt.documents import (
     docx_format,
+    epub_format,
     html,
     json_format,
     markdown,
@@ -36,6 +37,7 @@ FORMATS: tuple[DocumentFormat, ...] = (
     json_format.FORMAT,
     yaml_format.FORMAT,
     pdf_format.FORMAT,
+    epub_format.FORMAT,
     # Subtitles, translated cue by cue (docs/formats-subtitles.md).
     srt_format.FORMAT,
     vtt_format.FORMAT,

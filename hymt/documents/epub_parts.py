@@ -29,6 +29,7 @@ from hymt.errors import InvalidDocumentError
 
 _WORDS = re.compile(r"\s+|\S+")
 _MARKUP = re.compile(r"<[A-Za-z/!]")
+_HTML_START = re.compile(r"<html[\s/>]", re.IGNORECASE)
 _DECLARED_ENCODING = re.compile(r"""^\ufeff?<\?xml[^>]*?\sencoding\s*=\s*["']([A-Za-z][A-Za-z0-9._-]*)["']""")
 _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
 
@@ -83,9 +84,22 @@ def read_content(path: str, data: bytes, rules: TagRules) -> ContentPart:
         parsed = html.parse_with_rules(utf8, rules)
     except InvalidDocumentError as exc:
         raise InvalidDocumentError(f"epub: {path}: {exc}", field="file") from exc
-    root = next((t for t in tokenize(utf8.decode("utf-8")) if t.kind in ("start", "startend") and t.tag == "html"),
-                None)
-    return ContentPart(path, parsed, utf8, codec, bom, (root.start, root.end) if root else None)
+    return ContentPart(path, parsed, utf8, codec, bom, _root_tag(utf8.decode("utf-8")))
+
+
+def _root_tag(text: str) -> tuple[int, int] | None:
+    """Where the `<html>` start tag is: the first `<html` the tokenizer reads as that tag
+    (not inside a comment). Only the text up to it is tokenized, as the whole document was
+    read once already."""
+    found = _HTML_START.search(text)
+    if found is None:
+        return None
+    end = text.find(">", found.start()) + 1
+    tokens = tokenize(text[:end]) if end else []
+    last = tokens[-1] if tokens else None
+    if last is None or last.kind not in ("start", "startend") or last.tag != "html" or last.start != found.start():
+        return None
+    return last.start, last.end
 
 
 def _encoding(data: bytes) -> tuple[str, bytes]:

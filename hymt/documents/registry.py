@@ -37,6 +37,7 @@ FORMATS: tuple[DocumentFormat, ...] = (
     json_format.FORMAT,
     yaml_format.FORMAT,
     pdf_format.FORMAT,
+    # E-books (docs/formats-epub.md).
     epub_format.FORMAT,
     # Subtitles, translated cue by cue (docs/formats-subtitles.md).
     srt_format.FORMAT,

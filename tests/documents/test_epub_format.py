@@ -424,6 +424,22 @@ def test_a_misplaced_or_compressed_mimetype_comes_back_first_and_stored(identity
         assert archive.infolist()[0].compress_type == zipfile.ZIP_STORED
 
 
+def test_a_missing_mimetype_is_written_first(identity):
+    data = write_epub([("META-INF/container.xml", CONTAINER), ("OEBPS/content.opf", OPF3), ("OEBPS/nav.xhtml", NAV),
+                       ("OEBPS/story1.xhtml", STORY), ("OEBPS/notes.xhtml", NOTES)], mimetype=False)
+    after = entries_of(identity(epub_format.parse(data)))
+    assert list(after) == ["mimetype", *entries_of(data)] and after["mimetype"] == b"application/epub+zip"
+
+
+def test_a_utf16_ncx_is_changed_in_utf16(marked):
+    ncx = NCX.replace('encoding="UTF-8"', 'encoding="UTF-16"').encode("utf-16")
+    document = epub_format.parse(epub2(**{"OEBPS/toc.ncx": ncx}))
+    assert [unit.text for unit in document.units] == EPUB2_UNITS
+    out = entries_of(marked(document))["OEBPS/toc.ncx"]
+    assert out.startswith(ncx[:2]) and "«Chapter Two»" in out.decode("utf-16")
+    assert xml(out).findtext(".//ncx:navPoint/ncx:navLabel/ncx:text", namespaces=NS) == "«Chapter One: The Storm»"
+
+
 def test_a_latin1_chapter_stays_latin1_with_character_references():
     chapter = CHAPTER2.replace('encoding="utf-8"', 'encoding="iso-8859-1"').replace("slowly", "lentement, déjà")
     document = epub_format.parse(epub2(**{"OEBPS/Text/chapter 2.xhtml": chapter.encode("latin-1")}))

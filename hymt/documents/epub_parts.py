@@ -14,7 +14,6 @@ A part renders to None when nothing in it changed, so its entry is copied as it 
 """
 from __future__ import annotations
 
-import codecs
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -24,14 +23,12 @@ from hymt.documents.document_builder import DocumentBuilder, UnitPieces
 from hymt.documents.html_tokens import tokenize
 from hymt.documents.text_document import TextDocument
 from hymt.documents.units import TagRules, Tree, Unit
-from hymt.documents.xml_spans import SpannedXml, XmlElement, escape_xml_text, splice, with_language
+from hymt.documents.xml_spans import SpannedXml, XmlElement, escape_xml_text, splice, with_language, xml_codec
 from hymt.errors import InvalidDocumentError
 
 _WORDS = re.compile(r"\s+|\S+")
 _MARKUP = re.compile(r"<[A-Za-z/!]")
 _HTML_START = re.compile(r"<html[\s/>]", re.IGNORECASE)
-_DECLARED_ENCODING = re.compile(r"""^\ufeff?<\?xml[^>]*?\sencoding\s*=\s*["']([A-Za-z][A-Za-z0-9._-]*)["']""")
-_BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
 
 
 @dataclass(frozen=True)
@@ -41,6 +38,7 @@ class ContentPart:
     Attributes:
         path: its entry name.
         parsed: the HTML format's reading of its text as UTF-8.
+        units: the units of `parsed`, their places prefixed with `path`.
         utf8: what the HTML format read (the entry's bytes when they are UTF-8).
         codec: its encoding; "utf-8" when `utf8` is the entry itself.
         bom: the byte-order mark to put back before text re-encoded from another encoding.
@@ -49,14 +47,11 @@ class ContentPart:
 
     path: str
     parsed: TextDocument
+    units: tuple[Unit, ...]
     utf8: bytes
     codec: str
     bom: bytes
     root_tag: tuple[int, int] | None
-
-    @property
-    def units(self) -> tuple[Unit, ...]:
-        return tuple(replace(unit, where=f"{self.path} {unit.where}") for unit in self.parsed.units)
 
     def render(self, trees: Sequence[Tree], language: str | None) -> bytes | None:
         out = self.parsed.render(trees)
@@ -84,7 +79,8 @@ def read_content(path: str, data: bytes, rules: TagRules) -> ContentPart:
         parsed = html.parse_with_rules(utf8, rules)
     except InvalidDocumentError as exc:
         raise InvalidDocumentError(f"epub: {path}: {exc}", field="file") from exc
-    return ContentPart(path, parsed, utf8, codec, bom, _root_tag(utf8.decode("utf-8")))
+    units = tuple(replace(unit, where=f"{path} {unit.where}") for unit in parsed.units)
+    return ContentPart(path, parsed, units, utf8, codec, bom, _root_tag(utf8.decode("utf-8")))
 
 
 def _root_tag(text: str) -> tuple[int, int] | None:
@@ -103,19 +99,10 @@ def _root_tag(text: str) -> tuple[int, int] | None:
 
 
 def _encoding(data: bytes) -> tuple[str, bytes]:
-    """(codec, byte-order mark) of an XHTML document: its BOM's, else its declaration's, else
-    UTF-8. A UTF-8 BOM stays part of the text (the HTML format keeps it)."""
-    for bom, codec in _BOMS:
-        if data.startswith(bom):
-            return codec, b"" if codec == "utf-8" else bom
-    declared = _DECLARED_ENCODING.match(data[:200].decode("latin-1"))
-    if declared is None:
-        return "utf-8", b""
-    try:
-        codec = codecs.lookup(declared.group(1)).name
-    except LookupError:
-        return "utf-8", b""
-    return codec, b""
+    """(codec, byte-order mark to write back) of an XHTML document. A UTF-8 BOM stays part of
+    the text (the HTML format keeps it); a UTF-16 one is put back before the re-encoded text."""
+    codec = xml_codec(data)
+    return codec, data[:2] if codec.startswith("utf-16") else b""
 
 
 @dataclass(frozen=True)

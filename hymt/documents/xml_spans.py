@@ -159,10 +159,13 @@ def read_spanned_xml(data: bytes, part: str) -> SpannedXml:
     except xml.parsers.expat.ExpatError as exc:
         raise InvalidDocumentError(f"{part} is not well-formed XML: {exc}", field="file") from exc
     elements = tuple(element for element in reader.found if element is not None)
-    return SpannedXml(data, _codec(data, part), elements)
+    return SpannedXml(data, xml_codec(data), elements)
 
 
-def _codec(data: bytes, part: str) -> str:
+def xml_codec(data: bytes) -> str:
+    """The Python codec of an XML document's bytes: UTF-16 by its byte-order mark, else the
+    encoding its declaration names (when Python knows it), else UTF-8. The codecs for UTF-16
+    are the endian ones, which write no byte-order mark."""
     if data.startswith(codecs.BOM_UTF16_LE):
         return "utf-16-le"
     if data.startswith(codecs.BOM_UTF16_BE):
@@ -172,8 +175,8 @@ def _codec(data: bytes, part: str) -> str:
         return "utf-8"
     try:
         return codecs.lookup(declared.group(1).decode("ascii")).name
-    except LookupError as exc:  # expat would have refused it first; kept for a clear message
-        raise InvalidDocumentError(f"{part} has an unknown encoding {declared.group(1)!r}", field="file") from exc
+    except LookupError:
+        return "utf-8"
 
 
 def splice(data: bytes, edits: Sequence[tuple[tuple[int, int], bytes]]) -> bytes:

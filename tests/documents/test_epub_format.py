@@ -440,6 +440,17 @@ def test_a_utf16_ncx_is_changed_in_utf16(marked):
     assert xml(out).findtext(".//ncx:navPoint/ncx:navLabel/ncx:text", namespaces=NS) == "«Chapter One: The Storm»"
 
 
+def test_a_utf16_chapter_stays_utf16(marked):
+    chapter = CHAPTER2.replace('encoding="utf-8"', 'encoding="UTF-16"').encode("utf-16-be")
+    chapter = b"\xfe\xff" + chapter
+    document = epub_format.parse(epub2(**{"OEBPS/Text/chapter 2.xhtml": chapter}))
+    assert [unit.text for unit in document.units] == EPUB2_UNITS
+    out = entries_of(marked(document, target_language="ja"))["OEBPS/Text/chapter 2.xhtml"]
+    assert out.startswith(b"\xfe\xff\x00<") and "<h1>«Chapter Two»</h1>" in out.decode("utf-16")
+    assert_marked_once(out, chapter)
+    assert xml(out).get("{http://www.w3.org/XML/1998/namespace}lang") == "ja"
+
+
 def test_a_latin1_chapter_stays_latin1_with_character_references():
     chapter = CHAPTER2.replace('encoding="utf-8"', 'encoding="iso-8859-1"').replace("slowly", "lentement, déjà")
     document = epub_format.parse(epub2(**{"OEBPS/Text/chapter 2.xhtml": chapter.encode("latin-1")}))

@@ -129,16 +129,21 @@ def _read_parts(archive: zipfile.ZipFile, names: set[str], rules: TagRules) -> l
 
     opf_path = package_path(read, names)
     encrypted = encrypted_entries(read, names)
+    _refuse_encrypted([opf_path], encrypted)
     package = read_package(opf_path, read, names)
-    needed = [opf_path, package.ncx, *package.content]
-    if locked := [name for name in needed if name in encrypted]:
-        raise InvalidDocumentError(f"{NAME}: {locked[0]} is encrypted (META-INF/encryption.xml); "
-                                   "hymt cannot read it", field="file")
+    _refuse_encrypted([package.ncx, *package.content], encrypted)
     parts: list[Part] = [_metadata_part(package)]
     if package.ncx:
         parts.append(_ncx_part(package.ncx, read(package.ncx)))
     parts.extend(read_content(path, read(path), rules) for path in package.content)
     return parts
+
+
+def _refuse_encrypted(needed: list[str], encrypted: frozenset[str]) -> None:
+    """Entries hymt must read cannot be obfuscated (only fonts may be)."""
+    if locked := [name for name in needed if name in encrypted]:
+        raise InvalidDocumentError(f"{NAME}: {locked[0]} is encrypted (META-INF/encryption.xml); "
+                                   "hymt cannot read it", field="file")
 
 
 def _metadata_part(package: Package) -> XmlTextPart:

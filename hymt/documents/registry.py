@@ -20,6 +20,8 @@ FORMAT_MODULES = (
     # Office documents, localisation files and PDF (docs/formats-office.md).
     "docx_format", "pptx_format", "xlsx_format", "xliff_format", "po_format", "json_format", "yaml_format",
     "pdf_format",
+    # E-books (docs/formats-epub.md).
+    "epub_format",
     # Subtitles, translated cue by cue (docs/formats-subtitles.md).
     "subtitles.srt_format", "subtitles.vtt_format", "subtitles.ass_format",
     # Markup text (DeepL's tag_handling=xml) and .xml files.

@@ -8,8 +8,8 @@ import re
 import zipfile
 
 import pytest
-from conftest import CLOSE, OPEN, mark_tree, unmark
 from lxml import etree
+from marking import CLOSE, OPEN, mark_tree, unmark
 from PIL import Image
 
 from hymt.documents import epub_format

@@ -65,7 +65,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="glossary entry (repeatable)")
     parser.add_argument("--context", help="preceding text the input follows (context template)")
     parser.add_argument("--style", help="target style (Hy-MT2 style template)")
-    parser.add_argument("--template", help="force a prompt template (formatted, delimiters, ...)")
+    parser.add_argument("--template", help="force a prompt template (formatted, delimiters, structured, "
+                                           "personalization, fusion, ...)")
+    parser.add_argument("--format-type", help="the data format the structured template names (JSON, YAML, ...)")
+    parser.add_argument("--preference", action="append", default=[], metavar="LINE",
+                        help="a preference line of the personalization template (repeatable)")
+    parser.add_argument("--candidate", action="append", default=[], metavar="TEXT",
+                        help="a candidate translation for the fusion template (repeatable; Chimera)")
+    parser.add_argument("--fusion", type=int, default=0, metavar="N",
+                        help="Chimera: N sampled candidates by the model, then one fusion request")
     parser.add_argument("--format",
                         help="input format: text, markdown, html, "
                              "docx, pptx, xlsx, pdf, epub, xliff, po, json, yaml, srt, vtt, ass, xml; default: "
@@ -196,6 +204,10 @@ def run(args: argparse.Namespace) -> int:
         context=args.context,
         style=args.style,
         template=args.template,
+        format_type=args.format_type,
+        preferences=tuple(args.preference),
+        candidates=tuple(args.candidate),
+        fusion=args.fusion,
         sampling=None if args.sampling == "greedy" else args.sampling,
         use_cache=not args.no_cache,
         retry=not args.no_retry,

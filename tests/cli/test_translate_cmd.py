@@ -156,3 +156,17 @@ def test_file_progress_bar_stays_with_the_final_count(tiny_model, hymt_cli, tmp_
     assert result.stderr.endswith("\n"), "the bar is left on its own line"
     final = result.stderr.rstrip("\n").replace("\r", "\n").split("\n")[-1]
     assert final.startswith("letter.txt: 100%") and f"{total}/{total}" in final and "seg/s" in final, final
+
+
+def test_template_inputs_reach_the_translation(hymt_cli, tmp_path):
+    from hymt.testing import write_tiny_checkpoint
+
+    chimera = write_tiny_checkpoint(tmp_path / "Hunyuan-MT-Chimera-7B", "Hunyuan-MT-Chimera-7B")
+    result = hymt_cli.run("translate", "Good morning.", "--to", "de", "--from", "en", "--model", str(chimera),
+                          "--fusion", "2", "--no-cache", "--json")
+    assert result.returncode == 0, result.stderr
+    body = json.loads(result.stdout)
+    assert body["prompt_tokens"] > body["segments"][0]["prompt_tokens"]  # two candidate passes counted too
+    refused = hymt_cli.run("translate", "Good morning.", "--to", "de", "--model", str(chimera),
+                           "--template", "personalization", "--preference", "Be brief.")
+    assert refused.returncode == 2 and "personalization" in refused.stderr

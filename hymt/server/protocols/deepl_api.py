@@ -67,7 +67,7 @@ async def translate(request: Request) -> dict[str, Any]:
                                use_cache=st.settings.cache)
     job = TranslationJob(texts=tuple(texts), target=target_language(target_code, "target_lang"),
                          source=language(source_code, "source_lang", allow_auto=True), options=options)
-    results = await execute(request, lambda: st.service.translate(job))
+    results = await execute(request, lambda: st.service.translate(job), texts=len(texts))
     st.metrics.observe_results("deepl", results)
     usage_counter = st.extras.setdefault("deepl_characters", [0])
     usage_counter[0] += job.chars

@@ -75,7 +75,7 @@ async def translate(request: Request) -> dict[str, Any]:
         jobs = [job] + [_alternative(job) for _ in range(n_alt)]
         return await asyncio.gather(*(st.service.translate(j) for j in jobs))
 
-    main, *alternatives = await execute(request, work)
+    main, *alternatives = await execute(request, work, texts=len(texts) * (1 + n_alt))
     st.metrics.observe_results("libretranslate", main)
     return _response(main, alternatives, was_list, job.source is None, wanted > 0)
 
@@ -109,7 +109,8 @@ def _detected(result: TranslationResult) -> dict[str, Any]:
     if lang is None:  # nothing translatable: LibreTranslate answers en / 0
         return {"language": "en", "confidence": 0}
     confidence = detection.confidence if detection is not None else 1.0
-    return {"language": language_codes.code_for(lang, "libretranslate"), "confidence": round(float(confidence) * 100, 1)}
+    return {"language": language_codes.code_for(lang, "libretranslate"),
+            "confidence": round(float(confidence) * 100, 1)}
 
 
 async def detect(request: Request) -> list[dict[str, Any]]:
@@ -119,6 +120,8 @@ async def detect(request: Request) -> list[dict[str, Any]]:
     st = state_of(request)
     text = get_str(body, "q", required=True)
     check_limits([text], st.settings, field="q")
+    if not text.strip():
+        raise ApiError(400, "q must not be empty", field="q")
     found = await execute(request, lambda: st.service.detect(text))
     if found.language is None:
         return [{"language": "en", "confidence": 0}]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from hymt.engine.interface import EngineStats
 from hymt.engine.sampling import SamplingParams
-from hymt.server.errors import ApiError, library_errors, public_text
+from hymt.server.errors import ApiError, library_errors
 from hymt.server.settings import ServerSettings
 from hymt.server.supervisor import ModelSupervisor, ServedModel, TranslatorFactory
 from hymt.server.translation_job import TranslationJob
@@ -113,9 +113,8 @@ class ModelService:
 
     @property
     def public_error(self) -> str | None:
-        """`error` as clients may read it (no filesystem paths)."""
-        reason = self.supervisor.reason
-        return public_text(reason) if reason else None
+        """`error` as clients may read it (no filesystem paths, no exception classes)."""
+        return self.supervisor.public_reason
 
     @property
     def translator(self) -> Translator | None:

@@ -54,7 +54,8 @@ class ServerSettings:
         cache: use the translation cache by default (a request may still opt out).
         log_level: uvicorn and hymt log level.
         retry_after_s: the Retry-After value sent with 429 and 503.
-        warmup: run one tiny translation before reporting ready.
+        warmup: run one tiny translation, and build the language detector's models, before
+            reporting ready (neither then costs a first request, nor stalls the event loop).
         served_model_name: the model id shown to clients; default derived from `model`.
         max_tokens: the most tokens any one answer may have, whatever the request asks for
             (None: each request's own limit, by default 3 x source tokens + 64 per segment).

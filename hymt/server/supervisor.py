@@ -82,7 +82,8 @@ class ModelSupervisor:
         self._factory = factory
         self.model: ServedModel | None = None
         self.phase: Phase = "loading"
-        self.reason: str | None = None  # why not ready: the operator's full text
+        self.reason: str | None = None  # why not ready: the operator's full text (log, CLI)
+        self.public_reason: str | None = None  # the same for clients: no paths, no exception classes
         self.loading_since = time.time()
         self.ready_at: float | None = None
         self.events = EngineEvents()
@@ -177,7 +178,7 @@ class ModelSupervisor:
             model.translator.close()
             return False
         self.model = model
-        self.reason = None
+        self.reason = self.public_reason = None
         self.ready_at = time.time()
         self.phase = "ready"
         return True
@@ -185,10 +186,9 @@ class ModelSupervisor:
     def _fail_load(self, exc: Exception) -> None:
         if isinstance(exc, HymtError):  # a known failure: its message says it all
             logger.error("model load failed: %s", exc)
-            self.reason = str(exc)
         else:
             logger.exception("model load failed")
-            self.reason = f"{type(exc).__name__}: {exc}"
+        self.reason, self.public_reason = _describe(exc)
         self.phase = "failed"
         self.exit_status = 1
         self.gave_up.set()
@@ -198,7 +198,8 @@ class ModelSupervisor:
         lived = time.time() - (self.ready_at or 0.0)
         self._streak = self._streak + 1 if lived < STABLE_AFTER_S and self._restarted else 0
         why = f"the engine process died after {lived:.0f} s of service"
-        self.phase, self.reason, self.model = "restarting", why, None
+        self.phase, self.model = "restarting", None
+        self.reason = self.public_reason = why
         self._record(why, deaths=1)
         logger.error("%s; restarting it", why)
         try:
@@ -216,10 +217,10 @@ class ModelSupervisor:
                 model = self._build()
             except Exception as exc:
                 self._streak += 1
-                message = str(exc) if isinstance(exc, HymtError) else f"{type(exc).__name__}: {exc}"
-                self.reason = f"{why}; restart failed: {message}"
-                self._record(f"engine restart failed: {message}", failed_restarts=1)
-                logger.error("engine restart %d failed: %s", self._streak, message)
+                full, public = _describe(exc)
+                self.reason, self.public_reason = f"{why}; restart failed: {full}", f"{why}; restart failed: {public}"
+                self._record(f"engine restart failed: {public}", failed_restarts=1)
+                logger.error("engine restart %d failed: %s", self._streak, full)
                 continue
             if not self._install(model):
                 return
@@ -230,14 +231,15 @@ class ModelSupervisor:
 
     def _give_up(self) -> None:
         self.phase = "failed"
-        self.reason = (f"{self.reason}; gave up after {self._streak} failed restarts in a row "
-                       f"(--engine-restarts {self.settings.engine_restarts})")
+        gave_up = f"gave up after {self._streak} failed restarts in a row (--engine-restarts " \
+                  f"{self.settings.engine_restarts})"
+        self.reason, self.public_reason = f"{self.reason}; {gave_up}", f"{self.public_reason}; {gave_up}"
         logger.critical("%s", self.reason)
         self.exit_status = 3
         self.gave_up.set()
 
     def _record(self, what: str, **counts: int) -> None:
-        self.events = _bump(self.events, last_failure=public_text(what), last_failure_at=time.time(), **counts)
+        self.events = _bump(self.events, last_failure=what, last_failure_at=time.time(), **counts)
 
     def _alive(self, model: ServedModel) -> bool:
         if model.engine_pid is None:
@@ -253,7 +255,26 @@ def _bump(events: EngineEvents, *, restarts: int = 0, deaths: int = 0, failed_re
                         last_failure_at if last_failure_at is not None else events.last_failure_at)
 
 
+def _describe(exc: Exception) -> tuple[str, str]:
+    """(the operator's text, the clients' text) of a failed load: hymt's own errors are
+    written for users (their paths shortened for clients); anything else is named in the
+    log only."""
+    if isinstance(exc, HymtError):
+        return str(exc), public_text(str(exc))
+    return f"{type(exc).__name__}: {exc}", "an unexpected error (the server log has it)"
+
+
+#: One sentence in each script whose languages the detector tells apart with a model of its own.
+DETECTOR_SAMPLES = ("The weather is nice today.", "Сегодня хорошая погода.", "الطقس جميل اليوم.",
+                    "आज मौसम अच्छा है।")
+
+
 def _warm_up(translator: Translator) -> None:
     # The source is named so that warming the engine never depends on the language detector.
     translator.translate("Hello.", to="zh", source="en",
                          options=TranslateOptions(sampling=Sampling(max_tokens=4), use_cache=False))
+    # The detector builds its models on first use of a script (seconds, a few hundred MB);
+    # the quality check calls it on the event loop, so a first answer in Latin script would
+    # stall every client. Built here, in the load thread, before the server reports ready.
+    for sample in DETECTOR_SAMPLES:
+        translator.detect(sample)

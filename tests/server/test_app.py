@@ -10,6 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from hymt.engine.interface import EngineStats
+from hymt.errors import ModelLoadError
 from hymt.gc_tuning import TUNED_THRESHOLD
 from hymt.server import app as app_module
 from hymt.server.app import create_app
@@ -75,8 +76,8 @@ def test_the_collector_leaves_the_loaded_heap_alone_while_serving(echo):
 
 
 def test_failed_load_is_reported():
-    def broken(settings):
-        raise RuntimeError("no such checkpoint")
+    def broken(settings):  # hymt's load errors are written for users: clients read them too
+        raise ModelLoadError("no such checkpoint")
 
     with _client(broken) as c:
         c.app.state.hymt.service.wait_ready(10)

@@ -21,7 +21,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.routing import BaseRoute, Match, Route
+from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from hymt.errors import EngineError, InvalidInputError, UnknownLanguageError
@@ -257,14 +257,15 @@ def install_error_handlers(app: FastAPI) -> None:
         return render_error(protocol_of(request), incident("engine error", exc, request.url.path))
 
 
+_METHODS = ("DELETE", "GET", "HEAD", "PATCH", "POST", "PUT")
+
+
 def allowed_methods(routes: Sequence[BaseRoute], scope: Scope) -> list[str]:
     """Every method some route serves at this path (the Allow header of a 405): routes that
-    share a path (GET and POST /v2/glossaries) each know only their own."""
-    methods: set[str] = set()
-    for route in routes:
-        if isinstance(route, Route) and route.methods and route.matches(scope)[0] is not Match.NONE:
-            methods |= route.methods
-    return sorted(methods)
+    share a path (GET and POST /v2/glossaries) each know only their own. Each method is
+    tried against the routes (included routers answer only for a whole match)."""
+    return [method for method in _METHODS
+            if any(route.matches({**scope, "method": method})[0] is Match.FULL for route in routes)]
 
 
 class UnhandledErrorMiddleware:

@@ -8,7 +8,7 @@ and a wrong one is a 400 that lists them.
 """
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -102,7 +102,8 @@ class ChatCompletionRequest(_OpenAISampling):
 
 class CompletionRequest(_OpenAISampling):
     model: str | None = None
-    prompt: str | list[int] = Field(description="the model input as is (special tokens included), or token ids")
+    prompt: str | list[Annotated[int, Field(ge=0)]] = Field(
+        description="the model input as is (special tokens included), or the model's token ids")
     return_token_ids: bool = False
 
 

@@ -126,7 +126,8 @@ def _statuses(method: str, path: str, has_body: bool) -> tuple[int, ...]:
     model_routes = ("/api/translate", "/api/translate/stream", "/api/detect", "/v1/chat/completions",
                     "/v1/completions", "/translate", "/detect", "/v2/translate", "/deeplx/translate",
                     "/v1/translate", "/imme")
-    return _MODEL if path in model_routes else _INPUT
+    statuses = _MODEL if path in model_routes else _INPUT
+    return statuses + (404,) if path == "/v2/translate" else statuses  # an unknown glossary_id
 
 
 def _errors(protocol: str, statuses: tuple[int, ...]) -> dict[str, Any]:

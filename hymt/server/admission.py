@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from fastapi import Request
 
@@ -97,7 +97,8 @@ async def run_cancellable(request: Request, work: Callable[[], Awaitable[T]], ti
     task = asyncio.ensure_future(work())
     watcher = asyncio.ensure_future(wait_for_disconnect(request))
     try:
-        done, _ = await asyncio.wait({task, watcher, cut}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        waiting: set[asyncio.Future[Any]] = {task, watcher, cut}
+        done, _ = await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
         if task in done:
             return task.result()
         task.cancel()

@@ -53,7 +53,7 @@ The APIs are up: <a href="/api/status">/api/status</a>, <a href="/docs">/docs</a
 # /metrics and the access log already cover requests; FastAPI >= 0.16x would also look up
 # OpenTelemetry providers (environment reads) on every request (2 % of the server's CPU in an
 # H200 profile). Older FastAPI has no such option.
-_NO_OPENTELEMETRY = (
+_NO_OPENTELEMETRY: dict[str, Any] = (
     {"telemetry": {"tracing": False, "metrics": False, "logs": False}}
     if "telemetry" in inspect.signature(FastAPI.__init__).parameters else {}
 )

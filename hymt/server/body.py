@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal, overload
 
 import orjson
 from fastapi import Request
@@ -171,6 +171,10 @@ def get_float(body: Mapping, field: str, default: float | None = None) -> float 
     return number
 
 
+@overload
+def get_texts(body: Mapping, field: str, *, required: Literal[True] = True) -> tuple[list[str], bool]: ...
+@overload
+def get_texts(body: Mapping, field: str, *, required: bool) -> tuple[list[str] | None, bool]: ...
 def get_texts(body: Mapping, field: str, *, required: bool = True) -> tuple[list[str] | None, bool]:
     """A string-or-list-of-strings field: (items, was_list). Missing -> (None, False) or 400."""
     value = body.get(field)

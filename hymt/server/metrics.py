@@ -169,8 +169,8 @@ class _EngineCollector(Collector):
         events = model.events
         yield _gauge("hymt_model_ready", "1 when the model is loaded and warm", int(model.phase == "ready"))
         phase = GaugeMetricFamily("hymt_model_phase", "1 for the model's current phase", labels=["phase"])
-        for name in PHASES:
-            phase.add_metric([name], float(model.phase == name))
+        for one in PHASES:
+            phase.add_metric([one], float(model.phase == one))
         yield phase
         for name, doc, value in (
             ("hymt_engine_restarts", "Engines rebuilt after their process died", events.restarts),

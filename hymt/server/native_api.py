@@ -114,7 +114,7 @@ async def translate(request: Request) -> JSONResponse:
 
 def _error_event(err: ApiError) -> str:
     response = render_error("native", err)
-    return event(response.body.decode(), "error")
+    return event(bytes(response.body).decode(), "error")
 
 
 @router.post("/translate/stream", dependencies=_KEY)

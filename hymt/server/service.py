@@ -9,10 +9,11 @@ Translator is the only engine user: memory does not grow with the number of clie
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -54,18 +55,15 @@ def default_factory(settings: ServerSettings) -> Translator | ServedModel:
     if settings.engine == "openai":
         return Translator(settings.model, engine="openai", family=settings.family, cache=settings.cache,
                           max_tokens=settings.max_tokens, engine_options={"base_url": settings.openai_base_url})
-    config = EngineConfig(
-        gpu_memory_gb=settings.gpu_memory_gb,
-        quantization=settings.quantization,
-        **({"kv_cache_dtype": settings.kv_cache_dtype} if settings.kv_cache_dtype != "auto" else {}),
-    )
+    config = EngineConfig(gpu_memory_gb=settings.gpu_memory_gb, quantization=settings.quantization)
+    if settings.kv_cache_dtype != "auto":
+        config = dataclasses.replace(config, kv_cache_dtype=settings.kv_cache_dtype)
     process: EngineProcess | None = None
     if settings.engine_process:
         from hymt.engine.engine_process import EngineProcess, EngineSpec
-        from hymt.server.logging import configure_logging
 
         process = EngineProcess(EngineSpec(settings.engine, settings.model, device=settings.device, config=config,
-                                           log_setup=functools.partial(configure_logging, settings.log_level)))
+                                           log_setup=functools.partial(_child_logging, settings.log_level)))
     engine: str | Engine = process if process is not None else settings.engine
     try:
         translator = Translator(settings.model, engine=engine, device=settings.device, family=settings.family,
@@ -77,6 +75,13 @@ def default_factory(settings: ServerSettings) -> Translator | ServedModel:
     if process is None:
         return translator
     return ServedModel(translator, engine_pid=lambda: process.pid)
+
+
+def _child_logging(level: str) -> None:
+    """The engine child's logging: the server's format and level (picklable: module level)."""
+    from hymt.server.logging import configure_logging
+
+    configure_logging(level)
 
 
 class ModelService:
@@ -215,7 +220,8 @@ class ModelService:
         with self._calls(model, "generate"):
             return await model.translator.agenerate(prompt, params)
 
-    async def stream_generate(self, prompt: str | list[int], params: SamplingParams) -> AsyncIterator[str | Generation]:
+    async def stream_generate(self, prompt: str | list[int],
+                              params: SamplingParams) -> AsyncGenerator[str | Generation, None]:
         """Text deltas of a raw generation, then its Generation. Closing the iterator
         (client gone, timeout) cancels the engine request."""
         model = self._require_model()

@@ -156,10 +156,10 @@ class ModelSupervisor:
         while not self._stop.is_set():
             self._wake.wait(WATCH_INTERVAL_S)
             self._wake.clear()
-            model = self.model
-            if self._stop.is_set() or model is None or self._alive(model):
+            serving = self.model
+            if self._stop.is_set() or serving is None or self._alive(serving):
                 continue
-            self._replace(model)
+            self._replace(serving)
 
     def _build(self) -> ServedModel:
         built = self._factory(self.settings)

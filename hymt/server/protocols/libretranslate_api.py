@@ -89,7 +89,7 @@ def _alternative(job: TranslationJob) -> TranslationJob:
 
 def _response(main: list[TranslationResult], alternatives: list[list[TranslationResult]], was_list: bool,
               detected: bool, asked: bool) -> dict[str, Any]:
-    items = []
+    items: list[tuple[TranslationResult, list[str]]] = []
     for i, result in enumerate(main):
         alts = list(dict.fromkeys(a[i].text for a in alternatives if a[i].text != result.text))
         items.append((result, alts))
@@ -98,8 +98,8 @@ def _response(main: list[TranslationResult], alternatives: list[list[Translation
         found = [_detected(r) for r, _ in items]
         out["detectedLanguage"] = found if was_list else found[0]
     if asked:
-        alts = [a for _, a in items]
-        out["alternatives"] = alts if was_list else alts[0]
+        per_item = [a for _, a in items]
+        out["alternatives"] = per_item if was_list else per_item[0]
     return out
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
@@ -182,7 +182,7 @@ class RawGeneration:
     async def complete(self) -> Generation:
         return await self.st.service.generate(self.prompt, self.params)
 
-    def pieces(self) -> AsyncIterator[str | Generation]:
+    def pieces(self) -> AsyncGenerator[str | Generation, None]:
         return self.st.service.stream_generate(self.prompt, self.params)
 
 
@@ -284,4 +284,4 @@ async def _stream_chunks(run, meta: dict, stops: tuple[str, ...], include_usage:
 
 
 def error_chunk(err: ApiError) -> str:
-    return "data: " + render_error("openai", err).body.decode() + "\n\n" + "data: [DONE]\n\n"
+    return "data: " + bytes(render_error("openai", err).body).decode() + "\n\n" + "data: [DONE]\n\n"

@@ -71,7 +71,7 @@ def create_app(settings: ServerSettings | None = None, *, translator_factory: Tr
     settings = settings or ServerSettings()
     service = ModelService(settings, translator_factory)
     admission = Admission(settings.max_queue, settings.retry_after_s)
-    drain = Drain(admission, settings.drain_timeout)
+    drain = Drain(admission, settings.drain_timeout, on_start=service.supervisor.hold)
     metrics = ServerMetrics(
         service.stats,
         lambda: QueueState(admission.active, admission.requests, admission.limit, drain.draining),

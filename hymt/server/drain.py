@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from hymt.server.admission import Admission
@@ -31,9 +31,10 @@ CUT_GRACE_S = 2.0
 class Drain:
     """The shutdown state of one app: closing, draining, cut."""
 
-    def __init__(self, admission: Admission, timeout: float):
+    def __init__(self, admission: Admission, timeout: float, on_start: Callable[[], None] = lambda: None):
         self.admission = admission
         self.timeout = timeout
+        self._on_start = on_start  # the model supervisor's hold: no engine restarts while draining
         self.started_at: float | None = None
         self.cut_done = False
         self._cut: asyncio.Future[None] | None = None
@@ -68,6 +69,7 @@ class Drain:
             return
         self.started_at = time.monotonic()
         self.admission.close()
+        self._on_start()
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.timeout
         running = self.admission.requests

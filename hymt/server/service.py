@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
+import signal
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from contextlib import contextmanager
@@ -63,7 +64,7 @@ def default_factory(settings: ServerSettings) -> Translator | ServedModel:
         from hymt.engine.engine_process import EngineProcess, EngineSpec
 
         process = EngineProcess(EngineSpec(settings.engine, settings.model, device=settings.device, config=config,
-                                           log_setup=functools.partial(_child_logging, settings.log_level)))
+                                           log_setup=functools.partial(_prepare_engine_child, settings.log_level)))
     engine: str | Engine = process if process is not None else settings.engine
     try:
         translator = Translator(settings.model, engine=engine, device=settings.device, family=settings.family,
@@ -77,11 +78,15 @@ def default_factory(settings: ServerSettings) -> Translator | ServedModel:
     return ServedModel(translator, engine_pid=lambda: process.pid)
 
 
-def _child_logging(level: str) -> None:
-    """The engine child's logging: the server's format and level (picklable: module level)."""
+def _prepare_engine_child(level: str) -> None:
+    """Run first in the engine's child process (EngineSpec.log_setup, the spec's one hook):
+    the server's log format and level, and Ctrl-C left to the server. A terminal sends SIGINT
+    to the whole process group; the child would die at once, failing the requests the
+    server is draining. It ends when the server closes its pipe, or dies."""
     from hymt.server.logging import configure_logging
 
     configure_logging(level)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class ModelService:

@@ -109,6 +109,11 @@ class ModelSupervisor:
             time.sleep(0.01)
         return self.phase == "ready"
 
+    def hold(self) -> None:
+        """No more restarts: the server is shutting down (a dead engine then stays dead)."""
+        self._stop.set()
+        self._wake.set()
+
     def close(self) -> None:
         self._stop.set()
         self._wake.set()

@@ -4,13 +4,16 @@ so it comes last."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
+import subprocess
 import threading
 import time
 
 import httpx
 import pytest
+from conftest import _command, _wait_ready, free_port
 
 HEADER_TIMEOUT = 1.5
 BODY_TIMEOUT = 1.5
@@ -140,3 +143,41 @@ def test_sigterm_drains_then_exits_0(server):
     assert SHUTDOWN_TIMEOUT - 0.5 < ended - signalled < SHUTDOWN_TIMEOUT + 3, "cut at --shutdown-timeout"
     assert server.proc.wait(timeout=15) == 0
     assert "shutting down: 2 requests running" in server.log_text()
+
+
+def test_ctrl_c_in_a_terminal_drains_too(tiny_model_dir, tmp_path):
+    """A terminal's Ctrl-C reaches the server and its engine child (one process group): the
+    child leaves shutdown to the server, so the drain ends the stream, not a dead engine."""
+    port = free_port()
+    log = tmp_path / "ctrl-c.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen([*_command(), "serve", "--model", str(tiny_model_dir), "--port", str(port),
+                                 "--max-tokens", "4000", "--shutdown-timeout", "3"], stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True,
+                                env={**os.environ, "HYMT_CACHE_DIR": str(tmp_path / "cache")})
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_ready(url, proc, log)
+        results: list = []
+
+        def stream() -> None:
+            with httpx.stream("POST", f"{url}/api/translate/stream", json=SLOW, timeout=60) as r:
+                results.append(r.read().decode())
+
+        thread = threading.Thread(target=stream)
+        thread.start()
+        deadline = time.monotonic() + 30
+        while httpx.get(f"{url}/api/status").json()["queue_requests"] < 1:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        time.sleep(0.3)
+        os.killpg(proc.pid, signal.SIGINT)
+        thread.join(30)
+        last = results[0].strip().split("\n\n")[-1]
+        assert json.loads(last.split("data: ", 1)[1])["error"]["type"] == "shutting_down", last
+        assert proc.wait(timeout=20) == 0
+        assert "engine process died" not in log.read_text()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(5)

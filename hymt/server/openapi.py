@@ -41,6 +41,23 @@ BODIES: dict[tuple[str, str], tuple[tuple[type[BaseModel], ...], tuple[str, ...]
     ("post", "/v1/translate"): ((m.DeepLXRequest,), (JSON,)),
     ("post", "/imme"): ((m.ImmersiveRequest,), (JSON,)),
 }
+# What /docs "Try it out" fills in: a small valid body per model (a sample built from the
+# schema alone would try every optional field, an unknown template or style among them).
+EXAMPLES: dict[type[BaseModel], dict[str, Any]] = {
+    m.NativeTranslateRequest: {"text": "Hello world.", "src": "en", "tgt": "de"},
+    m.NativeDetectRequest: {"text": "Dies ist ein deutscher Satz."},
+    m.ChatCompletionRequest: {"model": "hymt", "messages": [
+        {"role": "user", "content": "Translate the following text into German:\n\nGood morning."}]},
+    m.CompletionRequest: {"model": "hymt", "prompt": "Good morning", "max_tokens": 16},
+    m.LibreTranslateRequest: {"q": "Hello world.", "source": "auto", "target": "es"},
+    m.LibreDetectRequest: {"q": "Bonjour tout le monde."},
+    m.DeepLTranslateRequest: {"text": ["Hello world."], "target_lang": "DE"},
+    m.DeepLGlossaryRequest: {"name": "demo", "source_lang": "EN", "target_lang": "DE", "entries": "Hello\tHallo",
+                             "entries_format": "tsv"},
+    m.DeepLLanguagesRequest: {"type": "target"},
+    m.DeepLXRequest: {"text": "Hello world.", "source_lang": "EN", "target_lang": "DE"},
+    m.ImmersiveRequest: {"text_list": ["Hello world.", "Good night."], "source_lang": "auto", "target_lang": "zh-CN"},
+}
 # hymt's statuses (wire_status maps them per protocol).
 _INPUT = (400, 401, 403, 408, 413, 415, 422)  # any route that reads a body
 _MODEL = _INPUT + (429, 500, 503, 504)  # and runs the model
@@ -112,7 +129,9 @@ def _complete(operation: dict[str, Any], method: str, path: str) -> None:
         models, encodings = body
         refs = [{"$ref": _REF.format(model=model.__name__)} for model in models]
         schema = refs[0] if len(refs) == 1 else {"anyOf": refs}
-        operation["requestBody"] = {"required": True, "content": {enc: {"schema": schema} for enc in encodings}}
+        example = EXAMPLES[models[0]]
+        operation["requestBody"] = {"required": True,
+                                    "content": {enc: {"schema": schema, "example": example} for enc in encodings}}
     if key[1] in _STREAMS:
         operation["responses"]["200"]["content"]["text/event-stream"] = {"schema": {"type": "string"}}
     operation["responses"].update(_errors(protocol, _statuses(method, key[1], body is not None)))

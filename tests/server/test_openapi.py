@@ -56,6 +56,17 @@ def test_document_has_bodies_errors_and_unique_ids(app):
         "$ref": "#/components/schemas/DeepLError"}
 
 
+def test_the_examples_of_try_it_out_succeed(app):
+    """What /docs fills in for "Try it out" is a body the operation accepts."""
+    client = TestClient(app)
+    for path, item in app.openapi()["paths"].items():
+        for method, op in item.items():
+            for encoding, media in op.get("requestBody", {}).get("content", {}).items():
+                kw = {"json": media["example"]} if encoding == "application/json" else {"data": media["example"]}
+                r = client.request(method.upper(), path, **kw)
+                assert r.status_code == 200, (method, path, encoding, r.text)
+
+
 @pytest.fixture(scope="module")
 def api(app):
     return schemathesis.openapi.from_asgi("/openapi.json", app)

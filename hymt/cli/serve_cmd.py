@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import resource
 import sys
 import threading
 from typing import TYPE_CHECKING
@@ -187,6 +186,10 @@ def _stop_when_given_up(service: ModelService, server: uvicorn.Server, keep_serv
 def _raise_fd_limit(wanted: int) -> None:
     """Raise the soft limit on open files toward `wanted` (within the hard limit), so that
     --max-connections is reached before the process runs out of descriptors."""
+    try:
+        import resource
+    except ImportError:  # Windows: no such limit to raise
+        return
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
     if soft != resource.RLIM_INFINITY and soft < target:

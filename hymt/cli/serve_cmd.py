@@ -6,8 +6,11 @@
 The socket opens at once (`/health` answers); the model loads in the background and
 `/ready` turns 200 when it is warm. If the model cannot be loaded, the reason is printed
 and the server exits with status 1 (--keep-serving-on-load-error keeps the web UI up to
-show it instead). Logs go to stderr, all in one format: text on a terminal, JSON lines
-otherwise (--log-format; also env HYMT_LOG_FORMAT).
+show it instead). An engine process that dies is restarted; after --engine-restarts
+failed restarts in a row the server exits with status 3. SIGTERM (or Ctrl-C) drains: new
+requests get 503, running ones get --shutdown-timeout seconds, then the server exits 0.
+Logs go to stderr, all in one format: text on a terminal, JSON lines otherwise
+(--log-format; also env HYMT_LOG_FORMAT).
 """
 from __future__ import annotations
 
@@ -16,7 +19,6 @@ import logging
 import os
 import sys
 import threading
-import time
 from typing import TYPE_CHECKING
 
 from hymt.cli.help_format import DefaultsHelpFormatter
@@ -24,16 +26,19 @@ from hymt.cli.verbosity import log_level
 from hymt.engine.config import KV_CACHE_DTYPE_CHOICES, QUANTIZATION_CHOICES
 from hymt.engine.backend_names import BACKENDS
 from hymt.families import DEFAULT_MODEL
-from hymt.server.settings import LOG_LEVEL_CHOICES, ServerSettings
+from hymt.server.settings import LOG_LEVEL_CHOICES, ServerSettings, default_of
 
 if TYPE_CHECKING:
     import uvicorn
-    from fastapi import FastAPI
+
+    from hymt.server.service import ModelService
 
 #: Exit status when the model could not be loaded at start.
 EXIT_LOAD_FAILED = 1
-#: How often the load watcher looks at the model service.
-_WATCH_INTERVAL_S = 0.2
+#: Exit status when the engine died and could not be restarted (--engine-restarts).
+EXIT_ENGINE_FAILED = 3
+#: File descriptors kept free beyond --max-connections (model files, the engine's pipe, logs).
+_SPARE_FDS = 256
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -59,16 +64,43 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--engine-in-process", action="store_true",
                    help="run the native/transformers engine in the server process (default: a child "
                         "process of its own, so the HTTP layer never competes with it for the GIL)")
-    p.add_argument("--max-queue", type=int, default=256, metavar="N", help="requests admitted at once; more get 429")
-    p.add_argument("--max-chars", type=int, default=20000, metavar="N", help="characters per request; more get 413")
-    p.add_argument("--max-batch", type=int, default=128, metavar="N", help="items per request; more get 413")
-    p.add_argument("--request-timeout", type=float, default=120.0, metavar="S",
+    p.add_argument("--max-queue", type=int, default=default_of("max_queue"), metavar="N",
+                   help="texts admitted at once over all requests (a request of k texts takes k); more get 429")
+    p.add_argument("--max-chars", type=int, default=default_of("max_chars"), metavar="N",
+                   help="characters per request; more get 413")
+    p.add_argument("--max-batch", type=int, default=default_of("max_batch"), metavar="N",
+                   help="items per request; more get 413")
+    p.add_argument("--max-body-bytes", type=int, default=default_of("max_body_bytes"), metavar="N",
+                   help="bytes per request body, refused (413) before it is read")
+    p.add_argument("--max-glossary-terms", type=int, default=default_of("max_glossary_terms"), metavar="N",
+                   help="glossary entries per request, inline or stored; more get 413")
+    p.add_argument("--max-glossary-bytes", type=int, default=default_of("max_glossary_bytes"), metavar="N",
+                   help="UTF-8 bytes of a request's glossary terms; more get 413")
+    p.add_argument("--request-timeout", type=float, default=default_of("request_timeout"), metavar="S",
                    help="seconds before a request gets 504")
+    p.add_argument("--shutdown-timeout", type=float, default=None, metavar="S",
+                   help="seconds SIGTERM lets running requests finish before cutting them "
+                        "(default: --request-timeout)")
+    p.add_argument("--header-timeout", type=float, default=default_of("header_timeout"), metavar="S",
+                   help="seconds a connection may take to send a request's headers (or its first request)")
+    p.add_argument("--body-timeout", type=float, default=default_of("body_timeout"), metavar="S",
+                   help="seconds a request may take to send its body; slower ones get 408")
+    p.add_argument("--keep-alive-timeout", type=float, default=default_of("keep_alive_timeout"), metavar="S",
+                   help="seconds an idle keep-alive connection stays open")
+    p.add_argument("--max-header-bytes", type=int, default=default_of("max_header_bytes"), metavar="N",
+                   help="bytes of one request's headers; more get 431")
+    p.add_argument("--max-connections", type=int, default=default_of("max_connections"), metavar="N",
+                   help="open connections at once; requests past it get 503")
+    p.add_argument("--engine-restarts", type=int, default=default_of("engine_restarts"), metavar="N",
+                   help="failed engine restarts in a row (rebuild fails, or the engine dies again within a "
+                        "minute) before the server exits with status 3; 0: exit when the engine dies")
     p.add_argument("--max-tokens", type=int, default=None, metavar="N",
                    help="most tokens per segment's answer when a request sets no sampling "
                         "(default: the translator's, 3 x source tokens + 64)")
-    p.add_argument("--cors-origins", nargs="*", default=["*"], metavar="ORIGIN",
-                   help="allowed browser origins (* for any)")
+    p.add_argument("--cors-origins", nargs="*", default=None, metavar="ORIGIN",
+                   help="browser origins allowed to call the server, replacing the default of loopback pages and "
+                        "browser extensions: exact (https://app.example), any port (http://host:*), any host "
+                        "(chrome-extension://*) or * (any website: see the README first)")
     p.add_argument("--no-cache", action="store_true", help="do not use the translation cache")
     p.add_argument("--no-prompt-guard", action="store_true",
                    help="send OpenAI chats as given, never rewrite generic translation prompts")
@@ -107,8 +139,12 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
         gpu_memory_gb=args.gpu_memory_gb, quantization=args.quantization, kv_cache_dtype=args.kv_cache_dtype,
         device=args.device, engine_process=not args.engine_in_process,
         max_queue=args.max_queue, max_chars=args.max_chars, max_batch=args.max_batch,
-        request_timeout=args.request_timeout, max_tokens=args.max_tokens,
-        cors_origins=tuple(args.cors_origins or ("*",)),
+        max_body_bytes=args.max_body_bytes, max_glossary_terms=args.max_glossary_terms,
+        max_glossary_bytes=args.max_glossary_bytes, request_timeout=args.request_timeout,
+        shutdown_timeout=args.shutdown_timeout, header_timeout=args.header_timeout, body_timeout=args.body_timeout,
+        keep_alive_timeout=args.keep_alive_timeout, max_header_bytes=args.max_header_bytes,
+        max_connections=args.max_connections, engine_restarts=args.engine_restarts, max_tokens=args.max_tokens,
+        cors_origins=tuple(args.cors_origins) if args.cors_origins else default_of("cors_origins"),  # type: ignore[arg-type]
         cache=not args.no_cache, log_level=level, prompt_guard=not args.no_prompt_guard,
         served_model_name=args.served_model_name,
         jobs_dir=args.jobs_dir, job_ttl_s=args.job_ttl, max_jobs=args.max_jobs, max_file_mb=args.max_file_mb,
@@ -120,38 +156,58 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from hymt.server.app import create_app
+    from hymt.server.http_protocol import protocol_class
     from hymt.server.logging import configure_logging
+    from hymt.server.shutdown import UVICORN_GRACE_S, DrainingServer
 
     settings = settings_from_args(args)
     configure_logging(settings.log_level, args.log_format)
+    _raise_fd_limit(settings.max_connections + _SPARE_FDS)
     app = create_app(settings)
     # log_config=None: uvicorn's loggers keep the handler configure_logging gave them. Its own
     # access log is off: hymt.access writes structured lines without bodies or query strings.
     config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level=settings.log_level,
-                            log_config=None, access_log=False, timeout_graceful_shutdown=5)
-    server = uvicorn.Server(config)
-    failure: list[str] = []
-    if not args.keep_serving_on_load_error:
-        watcher = threading.Thread(target=_stop_on_load_error, args=(app, server, failure),
-                                   name="hymt-load-watch", daemon=True)
-        watcher.start()
+                            log_config=None, access_log=False, http=protocol_class(settings),
+                            timeout_keep_alive=settings.keep_alive_timeout,  # type: ignore[arg-type]
+                            limit_concurrency=settings.max_connections,
+                            timeout_graceful_shutdown=UVICORN_GRACE_S)  # type: ignore[arg-type]
+    server = DrainingServer(config, app.state.hymt.drain)
+    service = app.state.hymt.service
+    watcher = threading.Thread(target=_stop_when_given_up, args=(service, server, args.keep_serving_on_load_error),
+                               name="hymt-exit-watch", daemon=True)
+    watcher.start()
     server.run()
-    if failure:
-        print(f"hymt: error: the model could not be loaded: {failure[0]}\n"
+    status = service.supervisor.exit_status if service.supervisor.gave_up.is_set() else 0
+    if status == EXIT_LOAD_FAILED and not args.keep_serving_on_load_error:
+        print(f"hymt: error: the model could not be loaded: {service.error}\n"
               "(--keep-serving-on-load-error keeps the server up to report it instead)", file=sys.stderr)
         return EXIT_LOAD_FAILED
+    if status == EXIT_ENGINE_FAILED:
+        print(f"hymt: error: {service.error}", file=sys.stderr)
+        return EXIT_ENGINE_FAILED
     return 0
 
 
-def _stop_on_load_error(app: FastAPI, server: uvicorn.Server, failure: list[str]) -> None:
-    """Asks uvicorn to stop once the model service reports a failed load; returns when the
-    model is ready or the server stops for another reason."""
-    service = app.state.hymt.service
-    while True:
-        time.sleep(_WATCH_INTERVAL_S)
-        if service.error:
-            failure.append(service.error)
-            server.should_exit = True
-            return
-        if service.ready or server.should_exit:
-            return
+def _stop_when_given_up(service: ModelService, server: uvicorn.Server, keep_serving_on_load_error: bool) -> None:
+    """Asks uvicorn to stop once the model supervisor gives up: a failed load (unless the
+    flag keeps the server up to report it) or an engine that could not be restarted."""
+    service.supervisor.gave_up.wait()
+    if service.supervisor.exit_status == EXIT_LOAD_FAILED and keep_serving_on_load_error:
+        return
+    server.should_exit = True
+
+
+def _raise_fd_limit(wanted: int) -> None:
+    """Raise the soft limit on open files toward `wanted` (within the hard limit), so that
+    --max-connections is reached before the process runs out of descriptors."""
+    try:
+        import resource
+    except ImportError:  # Windows: no such limit to raise
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    if target < wanted:
+        logging.getLogger(__name__).warning(
+            "open-file limit %d is below --max-connections + %d; connections past it will fail", hard, _SPARE_FDS)

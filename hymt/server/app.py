@@ -1,6 +1,6 @@
 """create_app: one FastAPI app, one model, every protocol (docs/reference/protocols.md §6 routing).
 
-    /health /ready /metrics /            liveness, readiness, Prometheus, web UI (open)
+    /health /ready /metrics /            liveness, readiness, Prometheus, web UI (auth.py: key policy)
     /api/...                             hymt's native API (the web UI uses only this)
     /api/documents/...                   document jobs (upload, progress, result)
     /v1/chat/completions /v1/models      OpenAI (+ /v1/completions, the vLLM shape)
@@ -18,17 +18,22 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from hymt.server import documents_api, native_api
 from hymt.server.admission import Admission, ClientGone
+from hymt.server.auth import has_key, require_key
+from hymt.server.body_limits import BodyLimitMiddleware
 from hymt.server.cors import CorsMiddleware
-from hymt.server.errors import install_error_handlers
+from hymt.server.drain import Drain
+from hymt.server.errors import UnhandledErrorMiddleware, install_error_handlers
 from hymt.server.jobs.runner import JobRunner
 from hymt.server.logging import AccessMiddleware
-from hymt.server.metrics import ServerMetrics
+from hymt.server.metrics import ModelState, QueueState, ServerMetrics
+from hymt.server.openapi import install_openapi
+from hymt.server.origins import is_loopback_host
 from hymt.server.protocols import (
     completions_api,
     deepl_api,
@@ -40,7 +45,7 @@ from hymt.server.protocols import (
     openai_api,
     root_translate,
 )
-from hymt.server.service import ModelService, TranslatorFactory
+from hymt.server.service import RESTART_RETRY_AFTER_S, ModelService, TranslatorFactory
 from hymt.server.settings import ServerSettings
 from hymt.server.state import ServerState
 
@@ -53,7 +58,7 @@ The APIs are up: <a href="/api/status">/api/status</a>, <a href="/docs">/docs</a
 # /metrics and the access log already cover requests; FastAPI >= 0.16x would also look up
 # OpenTelemetry providers (environment reads) on every request (2 % of the server's CPU in an
 # H200 profile). Older FastAPI has no such option.
-_NO_OPENTELEMETRY = (
+_NO_OPENTELEMETRY: dict[str, Any] = (
     {"telemetry": {"tracing": False, "metrics": False, "logs": False}}
     if "telemetry" in inspect.signature(FastAPI.__init__).parameters else {}
 )
@@ -71,7 +76,12 @@ def create_app(settings: ServerSettings | None = None, *, translator_factory: Tr
     settings = settings or ServerSettings()
     service = ModelService(settings, translator_factory)
     admission = Admission(settings.max_queue, settings.retry_after_s)
-    metrics = ServerMetrics(service.stats, lambda: (admission.active, admission.limit), lambda: service.ready)
+    drain = Drain(admission, settings.drain_timeout, on_start=service.supervisor.hold)
+    metrics = ServerMetrics(
+        service.stats,
+        lambda: QueueState(admission.active, admission.requests, admission.limit, drain.draining),
+        lambda: ModelState(service.phase, service.supervisor.events),
+    )
     jobs = JobRunner(settings, service, admission)
 
     @asynccontextmanager
@@ -86,7 +96,8 @@ def create_app(settings: ServerSettings | None = None, *, translator_factory: Tr
             service.close()
 
     app = FastAPI(title="hymt", version=_version(), lifespan=lifespan, **_NO_OPENTELEMETRY)
-    app.state.hymt = ServerState(settings=settings, service=service, admission=admission, metrics=metrics)
+    app.state.hymt = ServerState(settings=settings, service=service, admission=admission, metrics=metrics,
+                                 drain=drain)
     app.state.settings = settings
     app.state.jobs = jobs
     install_error_handlers(app)
@@ -112,29 +123,38 @@ def create_app(settings: ServerSettings | None = None, *, translator_factory: Tr
     if STATIC_DIR.is_dir():
         app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
-    app.add_middleware(CorsMiddleware, origins=settings.cors_origins)
+    install_openapi(app)
+    # Outermost last: access log -> CORS and the cross-site guard -> the last-resort 500 ->
+    # body limits -> routing. Everything a client may be refused for comes before any body is read.
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes, timeout=settings.body_timeout)
+    app.add_middleware(UnhandledErrorMiddleware)
+    app.add_middleware(CorsMiddleware, origins=settings.cors_origins, loopback_only=is_loopback_host(settings.host))
     app.add_middleware(AccessMiddleware, metrics=metrics)
     return app
 
 
 def _add_open_routes(app: FastAPI) -> None:
-    """Routes that never need a key: liveness, readiness, metrics, the UI."""
+    """Liveness, readiness, metrics, the UI: reachable without a key, details aside (auth.py)."""
 
-    @app.get("/health")
+    @app.get("/health", tags=["server"])
     async def health() -> dict[str, str]:
         return {"status": "ok"}
 
-    @app.get("/ready")
+    @app.get("/ready", tags=["server"])
     async def ready(request: Request) -> JSONResponse:
         st: ServerState = request.app.state.hymt
-        info: dict[str, Any] = {**st.service.info(), "ready": st.service.ready}
-        if st.service.ready:
-            return JSONResponse({"status": "ready", **info})
-        info["error"] = st.service.error
-        return JSONResponse({"status": "failed" if st.service.error else "loading", **info}, status_code=503,
-                            headers={"Retry-After": str(st.settings.retry_after_s)})
+        status = st.serving_status()
+        body: dict[str, Any] = {"status": status, "ready": status == "ready"}
+        if has_key(request):
+            body.update(st.service.info())
+            if status != "ready":
+                body["error"] = st.service.public_error
+        if status == "ready":
+            return JSONResponse(body)
+        retry = {"restarting": RESTART_RETRY_AFTER_S, "failed": 30}.get(status, st.settings.retry_after_s)
+        return JSONResponse(body, status_code=503, headers={"Retry-After": str(retry)})
 
-    @app.get("/metrics")
+    @app.get("/metrics", tags=["server"], dependencies=[Depends(require_key)])
     async def metrics(request: Request) -> Response:
         st: ServerState = request.app.state.hymt
         return Response(st.metrics.render(), media_type="text/plain; version=0.0.4; charset=utf-8")

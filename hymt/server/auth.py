@@ -5,6 +5,11 @@
 `api_key` (LibreTranslate, JSON or form). Keys are compared with `hmac.compare_digest`
 against every configured key, so timing reveals neither the key nor which one matched.
 With no keys configured (the localhost default) everything is open.
+
+With keys, what the server tells about itself follows one policy: `/health` and the status
+code of `/ready` are open (load balancers and probes carry no key); the details of `/ready`
+and `/api/status` (model, engine, errors, queue, engine process) need a key, and without one
+these answer only their status; `/metrics` needs a key.
 """
 from __future__ import annotations
 
@@ -43,6 +48,15 @@ def key_matches(candidate: str, keys: tuple[str, ...]) -> bool:
     for key in keys:
         matched |= hmac.compare_digest(given, key.encode())
     return matched
+
+
+def has_key(request: Request) -> bool:
+    """True when no keys are configured or the request's headers or query carry a valid one."""
+    keys: tuple[str, ...] = request.app.state.settings.api_keys
+    if not keys:
+        return True
+    candidate = key_from_headers(request)
+    return candidate is not None and key_matches(candidate, keys)
 
 
 async def require_key(request: Request) -> None:

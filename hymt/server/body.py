@@ -3,19 +3,30 @@
 Protocols differ in how they send (LibreTranslate bindings and old DeepL clients post forms,
 with repeated keys for lists; everyone else posts JSON). `read_body` returns a dict either
 way; the `get_*` helpers raise 422 naming the field when a value has the wrong type.
+
+JSON is parsed by orjson, which refuses what Python's json module lets through and the rest
+of the server cannot handle: lone surrogates (`"\\ud800"`: no UTF-8 encoding exists), NaN
+and Infinity (not JSON), and anything after the document. Nesting deeper
+than MAX_JSON_DEPTH is refused after parsing (orjson builds deep documents without
+recursion, but printing or walking them recursively would not survive): no request of
+any protocol needs more than a few levels. The body's size was bounded before it was read
+(hymt/server/body_limits.py).
 """
 from __future__ import annotations
 
-import json
+import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal, overload
 
+import orjson
 from fastapi import Request
 
 from hymt.server.errors import ApiError
 
 _CACHE_KEY = "hymt.body"
 _MISSING = object()
+#: The deepest nesting of arrays and objects a JSON body may have.
+MAX_JSON_DEPTH = 32
 
 
 async def read_body(request: Request) -> dict[str, Any]:
@@ -43,14 +54,33 @@ async def read_body(request: Request) -> dict[str, Any]:
 
 def _parse_json(raw: bytes) -> dict[str, Any]:
     try:
-        data = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ApiError(400, f"malformed JSON body: {exc}", type="invalid_json", field="body") from None
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise ApiError(400, f"malformed JSON body: {exc} (JSON without NaN, Infinity or lone surrogates expected)",
+                       type="invalid_json", field="body") from None
+    # Only a body with enough brackets can be too deep: most are checked by two byte counts.
+    if raw.count(b"[") + raw.count(b"{") > MAX_JSON_DEPTH and _depth_over(data, MAX_JSON_DEPTH):
+        raise ApiError(400, f"the JSON body nests deeper than {MAX_JSON_DEPTH} levels", type="invalid_json",
+                       field="body")
     if not isinstance(data, dict):
         raise ApiError(
             422, f"the body must be a JSON object, got {type(data).__name__}", type="invalid_type", field="body"
         )
     return data
+
+
+def _depth_over(data: object, limit: int) -> bool:
+    """True when `data` nests lists and dicts deeper than `limit` (iterative: no recursion)."""
+    stack: list[tuple[object, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else None
+        if children is None:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
 
 
 def _multi(items) -> dict[str, Any]:
@@ -123,16 +153,28 @@ def get_float(body: Mapping, field: str, default: float | None = None) -> float 
         return default
     if isinstance(value, bool):
         raise _type_error(field, "a number", value)
+    number: float | None = None
     if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str):
         try:
-            return float(value.strip())
+            number = float(value)
+        except OverflowError:  # an integer past the float range
+            number = math.inf
+    elif isinstance(value, str):
+        try:
+            number = float(value.strip())
         except ValueError:
             pass
-    raise _type_error(field, "a number", value)
+    if number is None:
+        raise _type_error(field, "a number", value)
+    if not math.isfinite(number):  # form bodies can spell them: "nan", "inf"
+        raise ApiError(400, f"{field} must be a finite number, got {value!r}", field=field)
+    return number
 
 
+@overload
+def get_texts(body: Mapping, field: str, *, required: Literal[True] = True) -> tuple[list[str], bool]: ...
+@overload
+def get_texts(body: Mapping, field: str, *, required: bool) -> tuple[list[str] | None, bool]: ...
 def get_texts(body: Mapping, field: str, *, required: bool = True) -> tuple[list[str] | None, bool]:
     """A string-or-list-of-strings field: (items, was_list). Missing -> (None, False) or 400."""
     value = body.get(field)
@@ -171,7 +213,8 @@ def get_glossary(body: Mapping, field: str = "glossary") -> tuple[tuple[str, str
     out = []
     for src, tgt in pairs:
         if not isinstance(src, str) or not isinstance(tgt, str):
-            raise ApiError(422, f"{field} terms must be strings, got {src!r}: {tgt!r}", type="invalid_type", field=field)
+            raise ApiError(422, f"{field} terms must be strings, got {type(src).__name__}: {type(tgt).__name__}",
+                           type="invalid_type", field=field)
         if not src.strip() or not tgt.strip():
             raise ApiError(400, f"{field} terms must not be empty, got {src!r}: {tgt!r}", field=field)
         out.append((src, tgt))

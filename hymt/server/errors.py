@@ -4,10 +4,16 @@ Handlers raise `ApiError` with hymt's own status and type; `render_error` turns 
 protocol's shape and status code (LibreTranslate clients expect 400 where hymt says 413/422,
 DeepL clients 403 where hymt says 401, ...). FastAPI's default `{"detail": ...}` body never
 reaches a client: every exception handler here renders through the request's protocol.
+
+What a client reads is written for clients: engine faults and unexpected errors answer a
+fixed sentence with an error id, and the server log has the exception under the same id
+(one line); no body carries exception class names or filesystem paths (`public_text`).
 """
 from __future__ import annotations
 
 import logging
+import re
+import secrets
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
@@ -15,7 +21,8 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.types import Scope
+from starlette.routing import BaseRoute, Match
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from hymt.errors import EngineError, InvalidInputError, UnknownLanguageError
 from hymt.languages import supported_codes
@@ -94,8 +101,41 @@ class ApiError(Exception):
         return cls(400, str(exc), type=kind, field=field or exc.field, valid=valid)
 
 
+# An absolute POSIX or Windows path (not a URL's `//host/...`): its folders are dropped.
+_PATH = re.compile(r"(?<![\w:/.~-])(?:[A-Za-z]:\\|/)(?:[^\s/\\'\"]+[/\\])+(?=[^\s/\\'\"]*)")
+
+
+def public_text(text: str) -> str:
+    """`text` without the folders of any absolute path in it (a checkpoint at
+    /home/me/models/x is reported as .../x): what error bodies and /ready may show."""
+    return _PATH.sub(".../", text)
+
+
+def incident(kind: str, exc: BaseException, where: str) -> ApiError:
+    """A 500 for an engine fault or an unexpected error: the client gets a fixed sentence
+    and an error id, the log one line with the id, the exception and where it came from."""
+    error_id = secrets.token_hex(4)
+    origin = _innermost_frame(exc)
+    logger.error("%s %s on %s: %s: %s%s", kind, error_id, where, type(exc).__name__, exc, origin)
+    logger.debug("%s %s traceback", kind, error_id, exc_info=exc)
+    if kind == "engine error":
+        message = f"engine error: the engine failed while serving this request (error id {error_id} in the server log)"
+        return ApiError(500, message, type="engine_error")
+    return ApiError(500, f"internal error: the server failed on this request (error id {error_id} in the server log)",
+                    type="internal_error")
+
+
+def _innermost_frame(exc: BaseException) -> str:
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return ""
+    return f" (at {tb.tb_frame.f_code.co_filename}:{tb.tb_lineno})"
+
+
 @contextmanager
-def library_errors() -> Iterator[None]:
+def library_errors(where: str = "a request") -> Iterator[None]:
     """The library's errors as ApiErrors (400 bad input, 500 engine fault): the one mapping."""
     try:
         yield
@@ -104,7 +144,7 @@ def library_errors() -> Iterator[None]:
     except InvalidInputError as exc:
         raise ApiError.from_input_error(exc) from exc
     except EngineError as exc:
-        raise ApiError(500, f"engine error: {exc}", type="engine_error") from exc
+        raise incident("engine error", exc, where) from exc
 
 
 def protocol_of(request: Request) -> str:
@@ -119,7 +159,11 @@ def protocol_of_scope(scope: Scope) -> str:
     explicit = scope.get("hymt.protocol")
     if explicit:
         return explicit
-    path = scope["path"]
+    return protocol_of_path(scope["path"])
+
+
+def protocol_of_path(path: str) -> str:
+    """The protocol a path belongs to (root /translate: LibreTranslate's, its default)."""
     for prefix, protocol in _PREFIXES:
         if path.startswith(prefix):
             return protocol
@@ -135,6 +179,11 @@ def render_error(protocol: str, err: ApiError) -> JSONResponse:
     """The error response in `protocol`'s shape and status code."""
     status, body = _shape(protocol, err)
     return JSONResponse(body, status_code=status, headers=err.headers)
+
+
+def wire_status(protocol: str, status: int) -> int:
+    """The status code `protocol`'s clients get for hymt's `status` (the OpenAPI document's)."""
+    return _shape(protocol, ApiError(status, ""))[0]
 
 
 def _shape(protocol: str, err: ApiError) -> tuple[int, object]:
@@ -190,22 +239,60 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         kinds = {404: "not_found", 405: "method_not_allowed"}
         message = {404: f"no route {request.url.path}", 405: f"{request.method} is not allowed on {request.url.path}"}
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            methods = allowed_methods(app.router.routes, request.scope)
+            headers["Allow"] = ", ".join(methods)
+            message[405] += f"; allowed: {', '.join(methods)}"
         err = ApiError(
             exc.status_code,
             message.get(exc.status_code, str(exc.detail)),
             type=kinds.get(exc.status_code, "http_error"),
-            headers=dict(exc.headers or {}),
+            headers=headers,
         )
         return render_error(protocol_of(request), err)
 
     @app.exception_handler(EngineError)
     async def _engine(request: Request, exc: EngineError) -> JSONResponse:
-        logger.error("engine error on %s: %s", request.url.path, exc)
-        return render_error(protocol_of(request), ApiError(500, f"engine error: {exc}", type="engine_error"))
+        return render_error(protocol_of(request), incident("engine error", exc, request.url.path))
 
-    @app.exception_handler(Exception)
-    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
-        logger.exception("unexpected error on %s", request.url.path)
-        return render_error(
-            protocol_of(request), ApiError(500, f"internal error: {type(exc).__name__}: {exc}", type="internal_error")
-        )
+
+_METHODS = ("DELETE", "GET", "HEAD", "PATCH", "POST", "PUT")
+
+
+def allowed_methods(routes: Sequence[BaseRoute], scope: Scope) -> list[str]:
+    """Every method some route serves at this path (the Allow header of a 405): routes that
+    share a path (GET and POST /v2/glossaries) each know only their own. Each method is
+    tried against the routes (included routers answer only for a whole match)."""
+    return [method for method in _METHODS
+            if any(route.matches({**scope, "method": method})[0] is Match.FULL for route in routes)]
+
+
+class UnhandledErrorMiddleware:
+    """The last resort: an exception no handler took becomes a 500 in the request's protocol
+    shape, logged in one line (`incident`), and the connection stays usable. (Starlette's
+    own catch-all re-raises after answering, so uvicorn logs the traceback again and closes
+    the connection.) Once the response has started nothing can be sent: it is re-raised."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def send_wrapper(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_wrapper)
+        except Exception as exc:
+            if started:
+                raise
+            err = incident("unexpected error", exc, f"{scope['method']} {scope['path']}")
+            await render_error(protocol_of_scope(scope), err)(scope, receive, send)

@@ -7,6 +7,7 @@ stats at scrape time by a collector, so they cost nothing between scrapes.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from prometheus_client import (
@@ -20,6 +21,8 @@ from prometheus_client import (
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from hymt.server.supervisor import PHASES, EngineEvents
+
 # `*_created` timestamp series double every counter for no use here.
 disable_created_metrics()
 
@@ -29,7 +32,7 @@ _LATENCY_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 12
 class ServerMetrics:
     """The series hymt exports; handlers call `observe_*`, `/metrics` calls `render()`."""
 
-    def __init__(self, stats: Callable[[], Any], queue: Callable[[], tuple[int, int]], ready: Callable[[], bool]):
+    def __init__(self, stats: Callable[[], Any], queue: Callable[[], QueueState], model: Callable[[], ModelState]):
         self.registry = CollectorRegistry(auto_describe=True)
         self.requests = Counter("hymt_requests", "HTTP requests by protocol, route and status",
                                 ("protocol", "route", "status"), registry=self.registry)
@@ -51,7 +54,7 @@ class ServerMetrics:
                                 ("reason",), registry=self.registry)
         self.cancelled = Counter("hymt_cancelled_requests", "Requests cancelled (client gone or timeout)",
                                  ("reason",), registry=self.registry)
-        self.registry.register(_EngineCollector(stats, queue, ready))
+        self.registry.register(_EngineCollector(stats, queue, model))
         ProcessCollector(registry=self.registry)  # process_cpu_seconds_total, memory, open fds (Linux)
         # Labelled children by label values: `labels()` takes a lock and rebuilds its key on
         # every call, per request. The label sets are bounded (protocols, route templates).
@@ -103,22 +106,42 @@ class ServerMetrics:
         return generate_latest(self.registry)
 
 
-class _EngineCollector(Collector):
-    """Engine load and the admission queue, read at scrape time."""
+@dataclass(frozen=True)
+class QueueState:
+    """Admission as /metrics reports it."""
 
-    def __init__(self, stats: Callable[[], Any], queue: Callable[[], tuple[int, int]], ready: Callable[[], bool]):
+    texts: int  # texts admitted and not yet answered
+    requests: int  # requests admitted and not yet answered
+    limit: int  # --max-queue, in texts
+    draining: bool  # SIGTERM closed admission
+
+
+@dataclass(frozen=True)
+class ModelState:
+    """The model's life as /metrics reports it."""
+
+    phase: str
+    events: EngineEvents
+
+
+class _EngineCollector(Collector):
+    """Engine load, the engine's life and the admission queue, read at scrape time."""
+
+    def __init__(self, stats: Callable[[], Any], queue: Callable[[], QueueState], model: Callable[[], ModelState]):
         self._stats = stats
         self._queue = queue
-        self._ready = ready
+        self._model = model
 
     def collect(self) -> Iterable[Metric]:
         stats = self._stats()
-        depth, limit = self._queue()
+        queue = self._queue()
         total = getattr(stats, "kv_blocks_total", 0)
         used = getattr(stats, "kv_blocks_used", 0)
-        yield _gauge("hymt_model_ready", "1 when the model is loaded and warm", int(self._ready()))
-        yield _gauge("hymt_queue_depth", "Requests admitted and not yet answered", depth)
-        yield _gauge("hymt_queue_limit", "Admission limit (--max-queue)", limit)
+        yield from self._lifecycle()
+        yield _gauge("hymt_queue_depth", "Texts admitted and not yet answered (--max-queue counts these)", queue.texts)
+        yield _gauge("hymt_queue_requests", "Requests admitted and not yet answered", queue.requests)
+        yield _gauge("hymt_queue_limit", "Admission limit in texts (--max-queue)", queue.limit)
+        yield _gauge("hymt_draining", "1 once SIGTERM closed admission", int(queue.draining))
         yield _gauge("hymt_num_requests_running", "Sequences in the engine's running batch", stats.num_running)
         yield _gauge("hymt_num_requests_waiting", "Sequences waiting in the engine", stats.num_waiting)
         yield _gauge("hymt_kv_blocks_used", "Paged KV blocks in use", used)
@@ -139,6 +162,26 @@ class _EngineCollector(Collector):
                                   "CPU time of the engine's own process (0 when it runs in the server process)")
         cpu.add_metric([], getattr(stats, "engine_process_cpu_seconds", 0.0))
         yield cpu
+
+
+    def _lifecycle(self) -> Iterable[Metric]:
+        model = self._model()
+        events = model.events
+        yield _gauge("hymt_model_ready", "1 when the model is loaded and warm", int(model.phase == "ready"))
+        phase = GaugeMetricFamily("hymt_model_phase", "1 for the model's current phase", labels=["phase"])
+        for one in PHASES:
+            phase.add_metric([one], float(model.phase == one))
+        yield phase
+        for name, doc, value in (
+            ("hymt_engine_restarts", "Engines rebuilt after their process died", events.restarts),
+            ("hymt_engine_deaths", "Engine processes found dead", events.deaths),
+            ("hymt_engine_failed_restarts", "Engine rebuilds that failed", events.failed_restarts),
+        ):
+            counter = CounterMetricFamily(name, doc)
+            counter.add_metric([], value)
+            yield counter
+        yield _gauge("hymt_engine_last_failure_timestamp_seconds",
+                     "Unix time of the last engine death or failed restart (0: none)", events.last_failure_at or 0.0)
 
 
 def _gauge(name: str, doc: str, value: float) -> GaugeMetricFamily:

@@ -2,8 +2,9 @@
 languages, models, status. The web UI speaks only this API; `hymt bench --server` too.
 
 Errors: {"error": {"message", "type", "field", "valid"}} with 400 (bad value), 413 (over
---max-chars / --max-batch), 422 (wrong JSON type), 429 (queue full), 503 (not ready),
-504 (timeout), 500 (engine fault).
+--max-chars / --max-batch / --max-body-bytes / the glossary limits), 422 (wrong JSON type),
+429 (queue full), 503 (not ready, engine restarting, shutting down), 504 (timeout), 500
+(engine fault).
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from fastapi.responses import JSONResponse
 
 from hymt.languages import LANGUAGES
 from hymt.server import language_codes
-from hymt.server.auth import require_key
+from hymt.server.auth import has_key, require_key
 from hymt.server.body import (
     get_bool,
     get_glossary,
@@ -48,9 +49,11 @@ async def parse_job(request: Request) -> tuple[TranslationJob, bool, dict[str, A
     check_limits(texts, st.settings, field="text")
     if not any(t.strip() for t in texts):
         raise ApiError(400, "text must contain something to translate", field="text")
+    glossary = get_glossary(body)
+    st.service.check_glossary(glossary)
     with library_errors():
         options = TranslateOptions(
-            glossary=get_glossary(body),
+            glossary=glossary,
             context=get_str(body, "context") or None,
             style=get_str(body, "style") or None,
             template=get_str(body, "template") or None,
@@ -115,7 +118,7 @@ async def translate(request: Request) -> JSONResponse:
     started = time.perf_counter()
     job, was_list, body = await parse_job(request)
     st = state_of(request)
-    results = await execute(request, lambda: st.service.translate(job))
+    results = await execute(request, lambda: st.service.translate(job), texts=len(job.texts))
     st.metrics.observe_results("native", results)
     # A JSONResponse as is: the dict holds only JSON types, so FastAPI's jsonable_encoder walk
     # over it would be pure per-request cost.
@@ -124,7 +127,7 @@ async def translate(request: Request) -> JSONResponse:
 
 def _error_event(err: ApiError) -> str:
     response = render_error("native", err)
-    return event(response.body.decode(), "error")
+    return event(bytes(response.body).decode(), "error")
 
 
 @router.post("/translate/stream", dependencies=_KEY)
@@ -155,6 +158,8 @@ async def detect(request: Request) -> dict[str, Any]:
     body = await read_body(request)
     text = get_str(body, "text", required=True)
     check_limits([text], state_of(request).settings, field="text")
+    if not text.strip():
+        raise ApiError(400, "text must not be empty", field="text")
     found = await execute(request, lambda: state_of(request).service.detect(text))
     lang = found.language
     return {"language": lang.code if lang else None, "name": lang.english_name if lang else None,
@@ -174,15 +179,27 @@ async def models(request: Request) -> dict[str, Any]:
 
 @router.get("/status")
 async def status(request: Request) -> dict[str, Any]:
+    """The server's state; with API keys set, only `status` and `ready` without a key (auth.py)."""
     st = state_of(request)
+    word = st.serving_status()
+    if not has_key(request):
+        return {"status": word, "ready": word == "ready", "key_required": True}
     stats = st.service.stats()
     info = st.service.info()
     total, used = stats.kv_blocks_total, stats.kv_blocks_used
+    events = st.service.supervisor.events
     return {
         **info,
-        "ready": st.service.ready,
-        "error": st.service.error,
+        "status": word,
+        "ready": word == "ready",
+        "error": st.service.public_error,
+        "engine_pid": st.service.supervisor.engine_pid(),
+        "engine_restarts": events.restarts,
+        "engine_deaths": events.deaths,
+        "engine_last_failure": events.last_failure,
+        "engine_last_failure_at": events.last_failure_at,
         "queue_depth": st.admission.active,
+        "queue_requests": st.admission.requests,
         "max_queue": st.settings.max_queue,
         "running": stats.num_running,
         "waiting": stats.num_waiting,

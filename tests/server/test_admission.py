@@ -104,3 +104,40 @@ def test_admission_counts_slots():
             admission.acquire()
         assert info.value.status == 429 and info.value.headers == {"Retry-After": "3"}
     assert admission.active == 0 and admission.rejected == 1
+
+
+def test_admission_counts_texts_not_requests():
+    admission = Admission(limit=4, retry_after_s=2)
+    admission.acquire(3)  # one batch of three texts
+    with pytest.raises(ApiError) as info:
+        admission.acquire(2)
+    assert info.value.status == 429 and "3 texts of 1 requests" in info.value.message
+    admission.acquire(1)
+    assert (admission.active, admission.requests) == (4, 2)
+    with pytest.raises(ApiError) as info:
+        Admission(limit=4).acquire(5)
+    assert info.value.status == 413 and "--max-queue" in info.value.message
+    admission.close()
+    with pytest.raises(ApiError) as info:
+        admission.acquire(1)
+    assert info.value.status == 503 and info.value.type == "shutting_down"
+
+
+def test_a_batch_takes_its_texts_from_the_queue(limits_server):
+    """--max-queue 2: a two-text batch fills it, a three-text batch never fits."""
+    server = limits_server
+    server.wait_idle()
+    h = server.headers
+    too_big = httpx.post(f"{server.url}/api/translate", json={"text": ["a", "b", "c"], "tgt": "de"}, headers=h)
+    assert too_big.status_code == 413 and "--max-queue" in too_big.json()["error"]["message"]
+    imme = httpx.post(f"{server.url}/imme", json={"text_list": ["a", "b", "c"], "target_lang": "de"}, headers=h)
+    assert imme.status_code == 413 and imme.json()["code"] == 413
+    results: list = []
+    thread = _post_in_thread(server, {**SLOW, "text": ["Keep talking.", "And on."]}, results)
+    assert _wait_for(lambda: server.status()["queue_depth"] == 2), "the batch is admitted"
+    assert server.status()["queue_requests"] == 1
+    busy = httpx.post(f"{server.url}/api/translate", json={"text": "Hi", "tgt": "de"}, headers=h)
+    assert busy.status_code == 429 and "2 texts of 1 requests" in busy.json()["error"]["message"]
+    thread.join(30)
+    assert results[0][1] == 504  # the batch ran into --request-timeout
+    assert server.wait_idle()["queue_depth"] == 0

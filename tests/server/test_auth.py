@@ -57,9 +57,18 @@ def test_clients_with_keys(limits_server):
         deepl.Translator("wrong", server_url=url).get_usage()
 
 
-def test_open_routes_need_no_key(limits_server):
-    for path in ("/health", "/ready", "/metrics", "/", "/api/status", "/api/languages"):
-        assert httpx.get(f"{limits_server.url}{path}").status_code == 200, path
+def test_open_routes_need_no_key_and_details_do(limits_server):
+    url, headers = limits_server.url, limits_server.headers
+    for path in ("/health", "/ready", "/", "/api/status", "/api/languages"):
+        assert httpx.get(f"{url}{path}").status_code == 200, path
+    # Without a key: readiness and status as one word; the details, and /metrics, need a key.
+    assert httpx.get(f"{url}/ready").json() == {"status": "ready", "ready": True}
+    assert httpx.get(f"{url}/api/status").json() == {"status": "ready", "ready": True, "key_required": True}
+    assert httpx.get(f"{url}/metrics").status_code == 401
+    detailed = httpx.get(f"{url}/api/status", headers=headers).json()
+    assert detailed["model"] and detailed["engine_pid"] and "queue_depth" in detailed
+    assert httpx.get(f"{url}/ready", headers=headers).json()["engine"] == "native"
+    assert "hymt_model_ready 1.0" in httpx.get(f"{url}/metrics", headers=headers).text
 
 
 def test_key_matches_compares_every_key():

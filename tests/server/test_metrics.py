@@ -39,7 +39,7 @@ def test_metrics_cover_requests_engine_and_queue(client):
     assert series["process_cpu_seconds_total"] > 0 and series["hymt_engine_process_cpu_seconds_total"] > 0
     # Labels: protocol, route, status only; never addresses or keys.
     labels = set(re.findall(r"(\w+)=\"", r.text))
-    assert labels <= {"protocol", "route", "status", "le", "reason"}
+    assert labels <= {"protocol", "route", "status", "le", "reason", "phase"}
 
 
 def test_unmatched_paths_do_not_create_series(client):

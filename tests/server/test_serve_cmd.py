@@ -122,7 +122,7 @@ def test_a_model_that_cannot_load_ends_the_server_with_its_reason(tmp_path, how)
     assert "--keep-serving-on-load-error" in tail
     records = _log_records(log, "json" if how == "default-json" else "text")
     loggers = {logger for logger, _ in records}
-    assert {"uvicorn.error", "hymt.server.service"} <= loggers, "uvicorn's lines in the same format as hymt's"
+    assert {"uvicorn.error", "hymt.server.supervisor"} <= loggers, "uvicorn's lines in the same format as hymt's"
 
 
 def _log_records(log: str, fmt: str) -> list[tuple[str, str]]:
@@ -136,7 +136,7 @@ def _log_records(log: str, fmt: str) -> list[tuple[str, str]]:
             name, _, message = line.split(" ", 3)[3].strip().partition(": ")
             records.append((name, message))
         else:  # a traceback's lines follow the record that logged it
-            assert not line.startswith("{") and records and records[-1][0] == "hymt.server.service", line
+            assert not line.startswith("{") and records and records[-1][0] == "hymt.server.supervisor", line
     assert records
     return records
 

@@ -46,6 +46,14 @@ def parse_prompt(value: Any) -> str | list[int]:
                    field="prompt")
 
 
+def check_token_ids(ids: list[int], vocab_size: int) -> None:
+    """400 unless every id is one of the model's (0 .. vocab_size - 1)."""
+    bad = next((i for i, t in enumerate(ids) if not 0 <= t < vocab_size), None)
+    if bad is not None:
+        raise ApiError(400, f"prompt[{bad}] = {ids[bad]} is not a token id of this model (0 to {vocab_size - 1})",
+                       field=f"prompt[{bad}]")
+
+
 @router.post("/completions")
 async def completions(request: Request):
     body = await read_body(request)
@@ -56,6 +64,8 @@ async def completions(request: Request):
     if get_int(body, "n", 1) != 1:
         raise ApiError(400, "only n=1 is supported", field="n", valid=["1"])
     translator = st.service.require_ready()
+    if isinstance(prompt, list):
+        check_token_ids(prompt, translator.checkpoint.vocab_size)
     run = RawGeneration(st, prompt, raw_sampling(body, translator.family.default_sampling))
     stops = parse_stops(body.get("stop"))
     meta = {"id": f"cmpl-{secrets.token_hex(12)}", "created": int(time.time()), "model": st.settings.model_id}

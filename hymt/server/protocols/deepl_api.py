@@ -80,7 +80,7 @@ async def translate(request: Request) -> dict[str, Any]:
                                preferences=style.preferences, format=_text_format(req.tag_handling),
                                tag_rules=req.tag_rules, use_cache=st.settings.cache)
     job = TranslationJob(texts=req.texts, target=req.target, source=req.source, options=options)
-    results = await execute(request, lambda: st.service.translate(job))
+    results = await execute(request, lambda: st.service.translate(job), texts=len(req.texts))
     st.metrics.observe_results("deepl", results)
     usage_counter = st.extras.setdefault("deepl_characters", [0])
     usage_counter[0] += job.chars

@@ -27,14 +27,15 @@ from fastapi.responses import FileResponse
 from starlette.background import BackgroundTask
 
 from hymt.server.auth import require_key
-from hymt.server.body import get_glossary, get_str, read_body
+from hymt.server.body import get_str, read_body
 from hymt.server.errors import ApiError, set_protocol
 from hymt.server.jobs.intake import resolve_format
 from hymt.server.jobs.job import Job, JobState
 from hymt.server.jobs.runner import JobRunner, jobs_of
 from hymt.server.jobs.upload import Upload, receive_upload
-from hymt.server.protocols.deepl_api import FORMALITY, _stored_glossary, _style
-from hymt.server.request_fields import language, target_language
+from hymt.server.protocols import deepl_glossaries
+from hymt.server.protocols.deepl_instructions import style_options
+from hymt.server.protocols.deepl_request import read_request
 from hymt.server.state import state_of
 from hymt.translate.options import TranslateOptions
 
@@ -54,16 +55,18 @@ async def upload(request: Request) -> dict[str, Any]:
     received = await receive_upload(request, runner.store(), int(st.settings.max_file_mb * 1024 * 1024))
     try:
         fields = received.fields
-        target = target_language(get_str(fields, "target_lang", required=True), "target_lang")
-        source_code = get_str(fields, "source_lang") or None
-        source = language(source_code, "source_lang", allow_auto=True)
-        formality = (get_str(fields, "formality") or "default").lower()
-        if formality not in FORMALITY:
-            raise ApiError(400, f"Value for 'formality' not supported; valid: {', '.join(FORMALITY)}",
-                           field="formality", valid=FORMALITY)
+        req = read_request(fields, ())
         _check_output_format(received, get_str(fields, "output_format"))
-        options = TranslateOptions(glossary=get_glossary(fields) + _stored_glossary(request, fields, source_code),
-                                   style=_style(st, formality), use_cache=st.settings.cache)
+        glossary = req.inline_glossary
+        if req.glossary_ids:
+            assert req.source is not None  # read_request refuses glossaries without source_lang
+            glossary += await deepl_glossaries.translation_glossary(request, req.glossary_ids, req.source,
+                                                                    req.target)
+        style = style_options(st.service.require_ready().family, req, glossary)
+        options = TranslateOptions(glossary=glossary, context=style.context, style=style.style,
+                                   template=style.template, preferences=style.preferences,
+                                   tag_rules=req.tag_rules, use_cache=st.settings.cache)
+        target, source = req.target, req.source
     except BaseException:
         runner.discard(received)
         raise

@@ -80,7 +80,11 @@ class DeepLTranslate:
 
 def read_translate(body: Mapping[str, Any]) -> DeepLTranslate:
     """`body` (JSON or form, read_body's dict) as a DeepLTranslate; 400 in DeepL's words."""
-    texts = _texts(body)
+    return read_request(body, tuple(_texts(body)))
+
+
+def read_request(body: Mapping[str, Any], texts: tuple[str, ...]) -> DeepLTranslate:
+    """The fields /v2/translate and /v2/document share (a document's texts are its file's)."""
     target_code = _string(body, "target_lang")
     if not target_code:
         raise not_specified("target_lang")
@@ -97,7 +101,7 @@ def read_translate(body: Mapping[str, Any]) -> DeepLTranslate:
     if body.get("translation_memory_id") is not None:
         raise not_supported("translation_memory_id", "hymt keeps no translation memories; leave it out.")
     return DeepLTranslate(
-        texts=tuple(texts),
+        texts=texts,
         target=_language(target_code, "target_lang", "target"),
         target_code=target_code.upper(),
         source=_language(source_code, "source_lang", "source") if source_code else None,

@@ -37,11 +37,12 @@ async def translate(request: Request) -> dict[str, Any]:
                                                                     "target_lang"),
                          source=language(source_code, "source_lang", allow_auto=True),
                          options=TranslateOptions(use_cache=st.settings.cache))
-    results = await execute(request, lambda: st.service.translate(job))
+    results = await execute(request, lambda: st.service.translate(job), texts=len(texts))
     st.metrics.observe_results("immersive", results)
     return {
         "translations": [
-            {"detected_source_lang": source_code if job.source is not None else language_codes.code_for(r.source, "immersive"),
+            {"detected_source_lang": (source_code if job.source is not None
+                                      else language_codes.code_for(r.source, "immersive")),
              "text": r.text}
             for r in results
         ]

@@ -76,7 +76,7 @@ async def translate(request: Request) -> dict[str, Any]:
         jobs = [job] + [_alternative(job) for _ in range(n_alt)]
         return await asyncio.gather(*(st.service.translate(j) for j in jobs))
 
-    main, *alternatives = await execute(request, work)
+    main, *alternatives = await execute(request, work, texts=len(texts) * (1 + n_alt))
     st.metrics.observe_results("libretranslate", main)
     return _response(main, alternatives, was_list, job.source is None, wanted > 0)
 
@@ -90,7 +90,7 @@ def _alternative(job: TranslationJob) -> TranslationJob:
 
 def _response(main: list[TranslationResult], alternatives: list[list[TranslationResult]], was_list: bool,
               detected: bool, asked: bool) -> dict[str, Any]:
-    items = []
+    items: list[tuple[TranslationResult, list[str]]] = []
     for i, result in enumerate(main):
         alts = list(dict.fromkeys(a[i].text for a in alternatives if a[i].text != result.text))
         items.append((result, alts))
@@ -99,8 +99,8 @@ def _response(main: list[TranslationResult], alternatives: list[list[Translation
         found = [_detected(r) for r, _ in items]
         out["detectedLanguage"] = found if was_list else found[0]
     if asked:
-        alts = [a for _, a in items]
-        out["alternatives"] = alts if was_list else alts[0]
+        per_item = [a for _, a in items]
+        out["alternatives"] = per_item if was_list else per_item[0]
     return out
 
 
@@ -110,7 +110,8 @@ def _detected(result: TranslationResult) -> dict[str, Any]:
     if lang is None:  # nothing translatable: LibreTranslate answers en / 0
         return {"language": "en", "confidence": 0}
     confidence = detection.confidence if detection is not None else 1.0
-    return {"language": language_codes.code_for(lang, "libretranslate"), "confidence": round(float(confidence) * 100, 1)}
+    return {"language": language_codes.code_for(lang, "libretranslate"),
+            "confidence": round(float(confidence) * 100, 1)}
 
 
 async def detect(request: Request) -> list[dict[str, Any]]:
@@ -120,6 +121,8 @@ async def detect(request: Request) -> list[dict[str, Any]]:
     st = state_of(request)
     text = get_str(body, "q", required=True)
     check_limits([text], st.settings, field="q")
+    if not text.strip():
+        raise ApiError(400, "q must not be empty", field="q")
     found = await execute(request, lambda: st.service.detect(text))
     if found.language is None:
         return [{"language": "en", "confidence": 0}]

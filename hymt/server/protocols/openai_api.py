@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
@@ -77,10 +77,11 @@ async def chat_completions(request: Request):
         translator = st.service.require_ready()
         prompt = render_messages(translator.family, translator.checkpoint, messages)
         run = RawGeneration(st, prompt, raw_sampling(body, translator.family.default_sampling))
+    texts = run.texts if isinstance(run, _Rewritten) else 1
     if stream:
         chunks = lambda: _stream_chunks(run, meta, stops, include_usage)  # noqa: E731
-        return open_stream(request, chunks, error_chunk, headers=headers)
-    output = await execute(request, run.complete)
+        return open_stream(request, chunks, error_chunk, headers=headers, texts=texts)
+    output = await execute(request, run.complete, texts=texts)
     text, reason = apply_stops(output.text, stops, output.finish_reason)
     return JSONResponse(_completion(meta, text, reason, output), headers=headers)
 
@@ -134,7 +135,8 @@ def sampling_values(body: dict[str, Any]) -> dict[str, object]:
     ids = body.get("stop_token_ids")
     if ids is not None:
         if not isinstance(ids, list) or not all(isinstance(t, int) and not isinstance(t, bool) for t in ids):
-            raise ApiError(422, "stop_token_ids must be a list of integers", type="invalid_type", field="stop_token_ids")
+            raise ApiError(422, "stop_token_ids must be a list of integers", type="invalid_type",
+                           field="stop_token_ids")
         values["stop_token_ids"] = tuple(ids)
     return values
 
@@ -184,7 +186,7 @@ class RawGeneration:
     async def complete(self) -> Generation:
         return await self.st.service.generate(self.prompt, self.params)
 
-    def pieces(self) -> AsyncIterator[str | Generation]:
+    def pieces(self) -> AsyncGenerator[str | Generation, None]:
         return self.st.service.stream_generate(self.prompt, self.params)
 
 
@@ -194,6 +196,11 @@ class _Rewritten:
 
     def __init__(self, st: ServerState, guard: prompt_guard.GuardPlan, sampling: Sampling):
         self.st, self.guard, self.sampling = st, guard, sampling
+
+    @property
+    def texts(self) -> int:
+        """The engine requests this chat becomes (its admission weight): one per paragraph."""
+        return max(1, sum(1 for p in self.guard.paragraphs if p.strip()))
 
     def _job(self, paragraph: str) -> TranslationJob:
         assert self.guard.target is not None  # a generic plan always names its target
@@ -300,4 +307,4 @@ async def _stream_chunks(run, meta: dict, stops: tuple[str, ...], include_usage:
 
 
 def error_chunk(err: ApiError) -> str:
-    return "data: " + render_error("openai", err).body.decode() + "\n\n" + "data: [DONE]\n\n"
+    return "data: " + bytes(render_error("openai", err).body).decode() + "\n\n" + "data: [DONE]\n\n"

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING
 
 from hymt.cli.help_format import DefaultsHelpFormatter
 from hymt.cli.verbosity import log_level
-from hymt.engine.config import KV_CACHE_DTYPE_CHOICES, QUANTIZATION_CHOICES
 from hymt.engine.backend_names import BACKENDS
+from hymt.engine.config import KV_CACHE_DTYPE_CHOICES, QUANTIZATION_CHOICES
 from hymt.families import DEFAULT_MODEL
 from hymt.server.settings import LOG_LEVEL_CHOICES, ServerSettings, default_of
 

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 import torch
 
 from hymt.bench.quant_compare import UNQUANTIZED
-from hymt.engine.config import EngineConfig
 from hymt.engine.backend_names import BACKENDS
+from hymt.engine.config import EngineConfig
 from hymt.errors import InvalidInputError, UnsupportedTemplateError
 from hymt.families import ModelFamily
 

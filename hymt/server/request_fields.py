@@ -12,8 +12,8 @@ from hymt.languages import Language, get_language, supported_codes
 from hymt.server.body import get_bool, get_float, get_int
 from hymt.server.errors import ApiError
 from hymt.server.settings import ServerSettings
-from hymt.translate.text_formats import check_text_format
 from hymt.translate.sampling_policy import Sampling
+from hymt.translate.text_formats import check_text_format
 
 AUTO = ("auto", "")
 

@@ -18,7 +18,8 @@ from hymt.testing.tiny_checkpoint import (
 FAMILY_NAMES = tuple(f.name for f in TINY_FAMILIES)
 
 __all__ = [
-    "ENGINE_TEST_CONFIG", "FAMILY_NAMES", "REAL_SPECIAL_IDS", "Answer", "ScriptedEngine", "real_shape_checkpoint_config",
+    "ENGINE_TEST_CONFIG", "FAMILY_NAMES", "REAL_SPECIAL_IDS", "Answer", "ScriptedEngine",
+    "real_shape_checkpoint_config",
     "real_shape_config", "source_of", "tiny_config", "tiny_state_dict", "write_real_shape_checkpoint",
     "write_tiny_checkpoint", "write_tiny_metadata",
 ]

@@ -99,7 +99,8 @@ def padded_tokenizer_json(kind: str, vocab_size: int, special_ids: tuple[tuple[s
 
     The trained byte-level BPE keeps ids 0..n-1, so text encodes exactly as the tiny
     tokenizer encodes it; every other id that is not a special token is a filler word no
-    merge produces (a byte-level BPE ignores vocabulary entries without merges). Any id below `vocab_size` then decodes (a random model emits any id).
+    merge produces (a byte-level BPE ignores vocabulary entries without merges). Any id below
+    `vocab_size` then decodes (a random model emits any id).
 
     Args:
         special_ids: (special-token text, id) pairs, e.g. a real checkpoint's ids.

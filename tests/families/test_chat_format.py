@@ -37,7 +37,8 @@ def test_generation_tag_loopcontrols_and_tojson():
         "{% for m in messages %}{% if loop.index > 1 %}{% break %}{% endif %}"
         "{% generation %}{{ m | tojson }}{% endgeneration %}{% endfor %}"
     )
-    assert render_jinja(template, "中文", add_generation_prompt=False, tokens={}) == '{"role": "user", "content": "中文"}'
+    rendered = render_jinja(template, "中文", add_generation_prompt=False, tokens={})
+    assert rendered == '{"role": "user", "content": "中文"}'
 
 
 def test_raise_exception_and_syntax_errors_become_model_load_errors():
@@ -48,8 +49,9 @@ def test_raise_exception_and_syntax_errors_become_model_load_errors():
 
 
 def test_sandbox_blocks_attribute_escape():
-    with pytest.raises(Exception):
-        render_jinja("{{ ''.__class__.__mro__[1].__subclasses__() }}", "x", add_generation_prompt=False, tokens={})
+    with pytest.raises(ModelLoadError, match="unsafe"):
+        render_jinja("{{ ''.__class__.__mro__[1].__subclasses__() }}", "x", add_generation_prompt=False,
+                     tokens={})
 
 
 def test_special_tokens_from_tokenizer_config():

@@ -146,7 +146,8 @@ def tiny_model_dir(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def hymt_server(tiny_model_dir, tmp_path_factory):
-    with start_server(tiny_model_dir, tmp_path_factory.mktemp("hymt-server"), "--max-tokens", str(MAX_TOKENS)) as server:
+    directory = tmp_path_factory.mktemp("hymt-server")
+    with start_server(tiny_model_dir, directory, "--max-tokens", str(MAX_TOKENS)) as server:
         yield server
 
 

@@ -41,7 +41,8 @@ def test_kiss_and_immersive_style_prompts():
             "without any additional text.\n\nSource Text: Good morning.\n\nTranslated Text:")
     guard = plan(_user(kiss, system="You are a professional, authentic machine translation engine."))
     assert guard.kind == "generic" and guard.target.code == "zh" and guard.paragraphs == ("Good morning.",)
-    immersive = "Translate the following source text to French, Output translation directly.\nSource Text: A\n%%\nB\nTranslated Text:"
+    immersive = ("Translate the following source text to French, Output translation directly.\n"
+                 "Source Text: A\n%%\nB\nTranslated Text:")
     guard = plan(_user(immersive))
     assert guard.target.code == "fr" and guard.paragraphs == ("A", "B") and guard.separators[0] == "\n%%\n"
 

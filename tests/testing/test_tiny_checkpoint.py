@@ -169,7 +169,8 @@ def test_transformers_loads_shards(tmp_path):
     assert torch.equal(model.model.layers[1].mlp.down_proj.weight, expected["model.layers.1.mlp.down_proj.weight"])
 
 
-@pytest.mark.parametrize(("kwargs", "field"), [({"quantization": "awq"}, "quantization"), ({"num_shards": 0}, "num_shards")])
+@pytest.mark.parametrize(("kwargs", "field"),
+                         [({"quantization": "awq"}, "quantization"), ({"num_shards": 0}, "num_shards")])
 def test_bad_options(tmp_path, kwargs, field):
     with pytest.raises(InvalidInputError) as info:
         write_tiny_checkpoint(tmp_path, **kwargs)

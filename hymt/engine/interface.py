@@ -50,7 +50,8 @@ class Engine(ABC):
         prompts: Sequence[Sequence[int]],
         params: SamplingParams | Sequence[SamplingParams],
     ) -> list[RequestOutput]:
-        """Run every prompt to completion; results come back in input order."""
+        """Run every prompt to completion; results come back in input order. A request the
+        engine refused (an output carrying `error`) raises that error."""
         if isinstance(params, SamplingParams):
             params = [params] * len(prompts)
         if len(params) != len(prompts):
@@ -59,6 +60,8 @@ class Engine(ABC):
         done: dict[str, RequestOutput] = {}
         while self.has_unfinished():
             for out in self.step():
+                if out.error is not None:
+                    raise out.error
                 if out.finished:
                     done[out.request_id] = out
         return [done[i] for i in ids]

@@ -60,6 +60,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--dtype", help="weight dtype (default: bfloat16 on CUDA, float32 on CPU)")
     p.add_argument("--quantization", choices=QUANTIZATION_CHOICES[1:], help="weight quantization at load")
     p.add_argument("--gpu-memory-gb", type=float, metavar="GB", help="memory budget of each engine")
+    p.add_argument("--max-tokens", type=int, metavar="N",
+                   help="most tokens of any one answer (default: 3 x source tokens + 64 per segment)")
     p.add_argument("--glossary", action="append", default=[], metavar="SRC=TGT", help="glossary entry (repeatable)")
     p.add_argument("--sampling", choices=("greedy", "official"), default="greedy", help="decoding")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the translation cache")
@@ -100,13 +102,13 @@ def run(args: argparse.Namespace) -> int:
                                sampling=args.sampling, use_cache=not args.no_cache, retry=not args.no_retry)
     request = CorpusRequest(args.target, args.source, options)
     fmt = corpus_format(source, args.format)
-    job = CorpusJob(source, output, fmt, args.output_format or suffix_format(output) or fmt,
-                    request, args.model, CorpusColumns(args.column, args.id_column, args.source_column),
-                    header=not args.no_header, batch_size=args.batch_size)
     spec = TranslatorSpec(args.model, engine=args.engine, device=args.device, dtype=args.dtype,
                           quantization=args.quantization, family=args.family, cache=not args.no_cache,
-                          gpu_memory_gb=args.gpu_memory_gb,
+                          gpu_memory_gb=args.gpu_memory_gb, max_tokens=args.max_tokens,
                           engine_options=(("base_url", args.base_url),) if args.base_url else ())
+    job = CorpusJob(source, output, fmt, args.output_format or suffix_format(output) or fmt,
+                    request, repr(spec), CorpusColumns(args.column, args.id_column, args.source_column),
+                    header=not args.no_header, batch_size=args.batch_size)
     use_ray = args.ray if args.ray is not None else cluster_address(args.ray_address) is not None
     runner = _ray_runner(args, spec, request) if use_ray else LocalRunner(spec, request)
     show = not args.no_progress and log_level(args) <= logging.WARNING

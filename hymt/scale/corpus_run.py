@@ -42,7 +42,8 @@ class CorpusJob:
         input / output: the files; their formats (CORPUS_FORMATS) are given.
         columns: the text, id and source-language columns; header: CSV/TSV with a header row.
         request: target and source languages, TranslateOptions.
-        model: the model the Translator serves (part of the resume key).
+        translator: what translates (the TranslatorSpec's repr: model, quantization, answer
+            cap, ...), part of the resume key.
         batch_size: rows per Translator.translate_batch call.
     """
 
@@ -51,7 +52,7 @@ class CorpusJob:
     input_format: str
     output_format: str
     request: CorpusRequest
-    model: str
+    translator: str
     columns: CorpusColumns = CorpusColumns()
     header: bool = True
     batch_size: int = DEFAULT_BATCH_SIZE
@@ -66,7 +67,7 @@ class CorpusJob:
         stat = self.input.stat()
         facts = [str(self.input.resolve()), stat.st_size, stat.st_mtime_ns, self.input_format, self.header,
                  asdict(self.columns), self.request.target, self.request.source, self.request.options.to_dict(),
-                 self.model]
+                 self.translator]
         return hashlib.sha256(json.dumps(facts, sort_keys=True, default=str).encode()).hexdigest()
 
 

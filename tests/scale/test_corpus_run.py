@@ -50,7 +50,7 @@ def _job(tmp_path, lines, **changes) -> CorpusJob:
     if not source.exists():
         source.write_text("\n".join(lines) + "\n", encoding="utf-8")
     values = dict(input=source, output=tmp_path / "out.txt", input_format="text", output_format="text",
-                  request=REQUEST, model="tiny", batch_size=16)
+                  request=REQUEST, translator="tiny", batch_size=16)
     return CorpusJob(**{**values, **changes})
 
 

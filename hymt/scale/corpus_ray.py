@@ -83,6 +83,7 @@ class RayRunner:
             context = data.DataContext.get_current()
             context.execution_options.preserve_order = True
             context.enable_progress_bars = False  # hymt's own bar counts rows
+            logging.getLogger("ray.data").setLevel(logging.WARNING)  # no progress lines under the bar
             gpus, actors = self._resources(ray)
             blocks = [pa.table({"index": list(range(start, start + len(chunk))),
                                 "text": [row.text for row in chunk],

@@ -88,8 +88,8 @@ def read_corpus(path: str | Path, fmt: str, columns: CorpusColumns = CorpusColum
             _check_columns(record, (text_column, columns.id, columns.source), path)
         text = record.get(text_column)
         source = record.get(columns.source) if columns.source else None
-        rows.append(CorpusRow("" if text is None else str(text), record.get(columns.id) if columns.id else None,
-                              str(source) if source not in (None, "") else None))
+        rows.append(CorpusRow("" if text is None else str(text), _corpus_id(record.get(columns.id)) if columns.id
+                              else None, str(source) if source not in (None, "") else None))
     return rows
 
 
@@ -114,8 +114,8 @@ def write_corpus(path: str | Path, fmt: str, rows: Sequence[CorpusRow], translat
             writer.writeheader()
             writer.writerows(records)
     elif fmt == "parquet":
-        import pyarrow as pa
-        import pyarrow.parquet as pq
+        import pyarrow as pa  # type: ignore[import-untyped]
+        import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
         pq.write_table(pa.Table.from_pylist(list(records)), path)
     else:
@@ -164,7 +164,7 @@ def _delimited_records(path: Path, delimiter: str, header: bool) -> Iterator[dic
 
 def _parquet_records(path: Path) -> Iterator[dict[str, object]]:
     try:
-        import pyarrow.parquet as pq
+        import pyarrow.parquet as pq  # type: ignore[import-untyped]
     except ImportError as exc:
         from hymt.scale.ray_import import RAY_INSTALL
 
@@ -172,6 +172,11 @@ def _parquet_records(path: Path) -> Iterator[dict[str, object]]:
                                 field="input") from exc
     for batch in pq.ParquetFile(path).iter_batches():
         yield from batch.to_pylist()
+
+
+def _corpus_id(value: object) -> CorpusId:
+    """An id as read (a JSON or Parquet number stays a number); other values as text."""
+    return value if value is None or isinstance(value, (str, int, float)) else str(value)
 
 
 def _check_columns(record: dict[str, object], wanted: Sequence[str | None], path: Path) -> None:

@@ -23,6 +23,7 @@ from hymt.errors import HymtError
 COMMAND_MODULES = (
     "hymt.cli.serve_cmd",
     "hymt.cli.translate_cmd",
+    "hymt.cli.translate_corpus_cmd",
     "hymt.cli.eval_cmd",
     "hymt.cli.prompt_cmd",
     "hymt.cli.languages_cmd",

@@ -26,6 +26,7 @@ from hymt.cli.verbosity import log_level
 from hymt.engine.backend_names import BACKENDS
 from hymt.engine.config import KV_CACHE_DTYPE_CHOICES, QUANTIZATION_CHOICES
 from hymt.families import DEFAULT_MODEL
+from hymt.scale.replica_options import add_replica_arguments, replica_config_from_args
 from hymt.server.settings import LOG_LEVEL_CHOICES, ServerSettings, default_of
 
 if TYPE_CHECKING:
@@ -125,6 +126,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--log-format", default=None, choices=("text", "json"),
                    help="log lines on stderr, uvicorn's included (default: $HYMT_LOG_FORMAT, else text "
                         "when stderr is a terminal, JSON lines otherwise)")
+    add_replica_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -162,6 +164,11 @@ def run(args: argparse.Namespace) -> int:
 
     settings = settings_from_args(args)
     configure_logging(settings.log_level, args.log_format)
+    replicas = replica_config_from_args(args)
+    if replicas is not None:  # Ray Serve replicas behind one endpoint (hymt/scale)
+        from hymt.scale.serve_replicas import serve_replicas
+
+        return serve_replicas(settings, replicas)
     _raise_fd_limit(settings.max_connections + _SPARE_FDS)
     app = create_app(settings)
     # log_config=None: uvicorn's loggers keep the handler configure_logging gave them. Its own

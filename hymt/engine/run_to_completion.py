@@ -58,6 +58,8 @@ def run_to_completion(
                 index = index_of.get(out.request_id)
                 if index is None:
                     continue  # another caller's request
+                if out.error is not None:  # the engine refused this request after accepting it
+                    raise out.error
                 if on_output is not None:
                     on_output(out)
                 if out.finished:

@@ -21,6 +21,7 @@ from prometheus_client import (
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from hymt.server.router_metrics import RouterMetricsCollector
 from hymt.server.supervisor import PHASES, EngineEvents
 
 # `*_created` timestamp series double every counter for no use here.
@@ -55,6 +56,7 @@ class ServerMetrics:
         self.cancelled = Counter("hymt_cancelled_requests", "Requests cancelled (client gone or timeout)",
                                  ("reason",), registry=self.registry)
         self.registry.register(_EngineCollector(stats, queue, model))
+        self.registry.register(RouterMetricsCollector(stats))  # vllm:* gauges that gateways route by
         ProcessCollector(registry=self.registry)  # process_cpu_seconds_total, memory, open fds (Linux)
         # Labelled children by label values: `labels()` takes a lock and rebuilds its key on
         # every call, per request. The label sets are bounded (protocols, route templates).

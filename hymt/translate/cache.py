@@ -20,9 +20,13 @@ from pathlib import Path
 from hymt.errors import InvalidInputError
 
 
+#: The environment variable naming the directory of hymt's SQLite stores (cache, glossaries, jobs).
+CACHE_DIR_ENV = "HYMT_CACHE_DIR"
+
+
 def default_cache_path() -> Path:
     """$HYMT_CACHE_DIR, else $XDG_CACHE_HOME/hymt, else ~/.cache/hymt; file translations.sqlite3."""
-    base = os.environ.get("HYMT_CACHE_DIR")
+    base = os.environ.get(CACHE_DIR_ENV)
     if base:
         root = Path(base)
     else:

@@ -115,14 +115,14 @@ class OpenAIEngine(Engine):
     def step(self) -> list[RequestOutput]:
         """Outputs of requests that finished since the last step (waits up to `poll_s`).
 
-        A failed request is dropped and raised as EngineError (its id in `.request_id`);
-        requests that finished alongside it are returned by the next step.
+        A request the server refused or that could not reach it finishes with `error` set (an
+        EngineError with the server's message), as the local engines report a rejected
+        request: it fails alone, the others go on.
         """
         with self._lock:
             futures = list(self._inflight.values())
         if futures and not self._ready:
             wait(futures, timeout=self.poll_s, return_when=FIRST_COMPLETED)
-        error: EngineError | None = None
         with self._lock:
             for rid, fut in list(self._inflight.items()):
                 if not fut.done():
@@ -131,11 +131,9 @@ class OpenAIEngine(Engine):
                 exc = fut.exception()
                 if exc is None:
                     self._ready.append(fut.result())
-                elif error is None:
+                else:
                     error = exc if isinstance(exc, EngineError) else EngineError(f"request {rid} failed: {exc}")
-                    error.request_id = rid  # type: ignore[attr-defined]
-            if error is not None:
-                raise error
+                    self._ready.append(RequestOutput(rid, [], finished=True, finish_reason="abort", error=error))
             ready, self._ready = self._ready, []
         return ready
 

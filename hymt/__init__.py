@@ -5,7 +5,15 @@
 
 The names below load lazily, so `import hymt` stays light (no torch until a Translator).
 """
+from typing import TYPE_CHECKING
+
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from hymt.translate.options import TranslateOptions
+    from hymt.translate.result import Detection, Generation, Segment, TranslationResult
+    from hymt.translate.sampling_policy import Sampling
+    from hymt.translate.translator import Translator, TranslatorInfo
 
 _LAZY = {
     "Translator": "hymt.translate.translator",
@@ -18,10 +26,13 @@ _LAZY = {
     "Sampling": "hymt.translate.sampling_policy",
 }
 
-__all__ = ["__version__", *_LAZY]
+__all__ = [
+    "Detection", "Generation", "Sampling", "Segment", "TranslateOptions", "TranslationResult", "Translator",
+    "TranslatorInfo", "__version__",
+]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'hymt' has no attribute {name!r}")

@@ -23,7 +23,8 @@ from hymt.engine.config import QUANTIZATION_CHOICES
 from hymt.eval.chunk_store import DEFAULT_CHUNK_SIZE
 
 if TYPE_CHECKING:
-    from hymt.eval import Corpus, EvalPlan
+    from hymt.eval.corpus import Corpus
+    from hymt.eval.runner import EvalPlan
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

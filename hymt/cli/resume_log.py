@@ -50,7 +50,7 @@ class ResumeLog:
             for line in lines:
                 try:
                     entry = json.loads(line)
-                    self.answers[entry["key"]] = RecordedOutput(tuple(entry["tokens"]), entry["finish"])
+                    self.answers[entry["key"]] = RecordedOutput.parse(tuple(entry["tokens"]), entry["finish"])
                 except (ValueError, KeyError, TypeError):  # the line a kill cut short
                     logger.debug("skipping an unreadable line of %s", self.path)
 

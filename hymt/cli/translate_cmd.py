@@ -199,8 +199,11 @@ def run(args: argparse.Namespace) -> int:
     path = input_file(args.input)
     file_input = path is not None or (args.input == "-" and args.format is not None)
     document = document_format_of(path, args.format) if file_input else None
-    options: dict[str, object] = dict(
-        glossary=glossary or None,
+    from hymt.translate.options import TranslateOptions
+    from hymt.translate.sampling_policy import Sampling
+
+    options = TranslateOptions(
+        glossary=tuple(glossary),
         context=args.context,
         style=args.style,
         template=args.template,
@@ -208,7 +211,7 @@ def run(args: argparse.Namespace) -> int:
         preferences=tuple(args.preference),
         candidates=tuple(args.candidate),
         fusion=args.fusion,
-        sampling=None if args.sampling == "greedy" else args.sampling,
+        sampling=Sampling(preset=args.sampling),
         use_cache=not args.no_cache,
         retry=not args.no_retry,
     )
@@ -224,9 +227,9 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidInputError(f"--format {args.format} translates a file: pass its path or - (stdin)",
                                 field="format")
     text, _ = read_input(args.input)
-    options["format"] = args.format or "text"
     with open_translator(args) as translator:
-        result = translator.translate(text, args.target, args.source, **options)
+        result = translator.translate(text, args.target, args.source,
+                                      options=options.replace(format=args.format or "text"))
     out = json.dumps(result.to_dict(), ensure_ascii=False, indent=2) + "\n" if args.json else result.text
     if not args.json and log_level(args) <= logging.WARNING:
         from hymt.cli.issue_report import issue_report

@@ -32,6 +32,7 @@ from hymt.translate.file_translation import DocumentTranslation, translated_name
 
 if TYPE_CHECKING:
     from hymt.translate import Translator
+    from hymt.translate.options import TranslateOptions
 
 
 def output_path(args: argparse.Namespace, source: Path | None, fmt: DocumentFormat) -> Path | None:
@@ -60,7 +61,7 @@ def read_document(source: Path | None, fmt: DocumentFormat) -> tuple[bytes, str]
 
 
 def translate_document_file(args: argparse.Namespace, source: Path | None, fmt: DocumentFormat,
-                            translator: Translator, options: dict[str, object]) -> int:
+                            translator: Translator, options: TranslateOptions) -> int:
     """Translate `source` (a file of `fmt`; None: stdin) with `translator`; returns the exit status."""
     data, name = read_document(source, fmt)
     output = output_path(args, source, fmt)
@@ -98,25 +99,23 @@ def translate_document_file(args: argparse.Namespace, source: Path | None, fmt: 
 
 
 def _translate(args: argparse.Namespace, translator: Translator, data: bytes, name: str, fmt: DocumentFormat,
-               options: dict[str, object], log: ResumeLog, bar: bool) -> DocumentTranslation:
-    call = dict(format=fmt.name, filename=name, log=log, **options)
+               options: TranslateOptions, log: ResumeLog, bar: bool) -> DocumentTranslation:
     if not bar:
-        return translator.translate_file(data, args.target, args.source, **call)
+        return translator.translate_file(data, args.target, args.source, format=fmt.name, filename=name, log=log,
+                                         options=options)
     from tqdm import tqdm
 
     # leave=True: the final count and rate stay on screen once the file is done.
     with tqdm(total=0, unit="seg", desc=name, file=sys.stderr, leave=True) as progress:
-        return translator.translate_file(data, args.target, args.source, progress=progress, **call)
+        return translator.translate_file(data, args.target, args.source, format=fmt.name, filename=name, log=log,
+                                         options=options, progress=progress)
 
 
 def _resume_settings(args: argparse.Namespace, fmt: DocumentFormat, translator: Translator,
-                     options: dict[str, object]) -> dict[str, object]:
+                     options: TranslateOptions) -> dict[str, object]:
     """Everything besides the file that decides the engine's answers (the resume key)."""
-    from hymt.translate.options import TranslateOptions
-
     return {"model": translator.info.model, "family": translator.info.family, "engine": translator.info.engine,
-            "format": fmt.name, "to": args.target, "from": args.source,
-            "options": TranslateOptions().replace(**options).to_dict()}
+            "format": fmt.name, "to": args.target, "from": args.source, "options": options.to_dict()}
 
 
 def _write_atomically(path: Path, data: bytes) -> None:

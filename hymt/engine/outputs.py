@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 FinishReason = Literal["stop", "length", "abort"]
+FINISH_REASONS: tuple[FinishReason, ...] = ("stop", "length", "abort")
 
 
 @dataclass

@@ -114,8 +114,8 @@ def write_corpus(path: str | Path, fmt: str, rows: Sequence[CorpusRow], translat
             writer.writeheader()
             writer.writerows(records)
     elif fmt == "parquet":
-        import pyarrow as pa  # type: ignore[import-untyped]
-        import pyarrow.parquet as pq  # type: ignore[import-untyped]
+        import pyarrow as pa
+        import pyarrow.parquet as pq
 
         pq.write_table(pa.Table.from_pylist(list(records)), path)
     else:
@@ -164,7 +164,7 @@ def _delimited_records(path: Path, delimiter: str, header: bool) -> Iterator[dic
 
 def _parquet_records(path: Path) -> Iterator[dict[str, object]]:
     try:
-        import pyarrow.parquet as pq  # type: ignore[import-untyped]
+        import pyarrow.parquet as pq
     except ImportError as exc:
         from hymt.scale.ray_import import RAY_INSTALL
 

@@ -18,7 +18,7 @@ from hymt.scale.corpus_io import CorpusRow, RowTranslation
 from hymt.scale.ray_import import cluster_address, import_ray
 
 if TYPE_CHECKING:
-    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow as pa
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ class RayRunner:
 
     def batches(self, rows: Sequence[CorpusRow], batch_size: int) -> Iterator[list[RowTranslation]]:
         """The translations of `rows`, in order, as Ray Data hands them back."""
-        import pyarrow as pa  # type: ignore[import-untyped]
+        import pyarrow as pa
 
         ray = import_ray("ray", field="ray")
         data = import_ray("ray.data", field="ray")

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -85,7 +86,7 @@ def create_app(settings: ServerSettings | None = None, *, translator_factory: Tr
     jobs = JobRunner(settings, service, admission)
 
     @asynccontextmanager
-    async def lifespan(app: FastAPI):
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if load:
             service.start()
         jobs.start()  # resumes the jobs a stopped or killed server left

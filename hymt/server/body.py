@@ -15,7 +15,7 @@ any protocol needs more than a few levels. The body's size was bounded before it
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal, overload
 
 import orjson
@@ -83,7 +83,7 @@ def _depth_over(data: object, limit: int) -> bool:
     return False
 
 
-def _multi(items) -> dict[str, Any]:
+def _multi(items: Iterable[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in items:
         if key.endswith("[]"):  # PHP-style `text[]=a&text[]=b`

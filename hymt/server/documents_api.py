@@ -28,7 +28,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
 
-from hymt.documents.registry import FORMATS
+from hymt.documents import registry
 from hymt.server.auth import require_key
 from hymt.server.body import get_bool, get_glossary, get_object, get_str
 from hymt.server.errors import ApiError, library_errors
@@ -127,7 +127,7 @@ async def formats() -> dict[str, Any]:
     """The document formats (the registry's, so new formats appear by themselves); open, like
     /api/languages: the web UI shows them before any key."""
     return {"formats": [{"name": fmt.name, "suffixes": list(fmt.suffixes), "media_type": fmt.media_type,
-                         "text": fmt.text} for fmt in FORMATS]}
+                         "text": fmt.text} for fmt in registry.formats()]}
 
 
 @router.get("", dependencies=_KEY)

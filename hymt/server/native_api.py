@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import AsyncIterator
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from hymt.languages import LANGUAGES
 from hymt.server import language_codes
@@ -131,14 +132,14 @@ def _error_event(err: ApiError) -> str:
 
 
 @router.post("/translate/stream", dependencies=_KEY)
-async def translate_stream(request: Request):
+async def translate_stream(request: Request) -> Response:
     started = time.perf_counter()
     job, was_list, body = await parse_job(request)
     if was_list or len(job.texts) != 1:
         raise ApiError(400, "the stream endpoint takes one text (a string), not a list", field="text")
     st = state_of(request)
 
-    async def events():
+    async def events() -> AsyncIterator[str]:
         result = None
         async for piece in st.service.stream(job):
             if piece.result is not None:

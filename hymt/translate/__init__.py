@@ -3,10 +3,16 @@
 `Translator` is the entry point; `detect_language` the source-language detector. The formats
 a text or file may be in are hymt.documents' (text_format_names() for texts).
 """
+from typing import TYPE_CHECKING
+
 from hymt.translate.options import TranslateOptions
 from hymt.translate.result import Detection, Generation, Segment, TranslationResult
 from hymt.translate.sampling_policy import Sampling
 from hymt.translate.text_formats import text_format_names
+
+if TYPE_CHECKING:  # imported when first used (the engine stack: torch)
+    from hymt.translate.detect import detect_language
+    from hymt.translate.translator import Translator, TranslatorInfo
 
 __all__ = [
     "text_format_names",
@@ -22,7 +28,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     # The Translator pulls in the engine stack (torch); import it only when asked for.
     if name in ("Translator", "TranslatorInfo"):
         from hymt.translate import translator

@@ -19,7 +19,6 @@ from pathlib import Path
 
 from hymt.errors import InvalidInputError
 
-
 #: The environment variable naming the directory of hymt's SQLite stores (cache, glossaries, jobs).
 CACHE_DIR_ENV = "HYMT_CACHE_DIR"
 

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import Protocol
 
-from hymt.engine.outputs import FinishReason, RequestOutput
+from hymt.engine.outputs import FINISH_REASONS, FinishReason, RequestOutput
 from hymt.engine.sampling import SamplingParams
 
 
@@ -27,6 +27,13 @@ class RecordedOutput:
     def as_output(self, prompt_ids: list[int]) -> RequestOutput:
         return RequestOutput("recorded", list(prompt_ids), token_ids=list(self.token_ids), finished=True,
                              finish_reason=self.finish_reason)
+
+    @classmethod
+    def parse(cls, token_ids: tuple[int, ...], finish_reason: str) -> RecordedOutput:
+        """A recorded output read back from storage (its finish reason checked)."""
+        if finish_reason not in FINISH_REASONS:
+            raise ValueError(f"not a finish reason: {finish_reason!r}")
+        return cls(token_ids, finish_reason)
 
     @classmethod
     def of(cls, output: RequestOutput) -> RecordedOutput:

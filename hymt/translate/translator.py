@@ -287,7 +287,7 @@ class Translator:
     def __enter__(self) -> Translator:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # -- drivers ---------------------------------------------------------------------------

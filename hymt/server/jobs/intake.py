@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hymt.documents.inline_tags import plain_text
-from hymt.documents.registry import FORMATS
+from hymt.documents.registry import formats
 from hymt.documents.units import DocumentFormat
 from hymt.errors import InvalidDocumentError, InvalidInputError
 from hymt.server.errors import ApiError
@@ -32,7 +32,7 @@ class DocumentFacts:
 
 def supported_suffixes() -> list[str]:
     """Every file suffix a document job takes (the registry's, so new formats appear here)."""
-    return sorted({suffix for fmt in FORMATS for suffix in fmt.suffixes})
+    return sorted({suffix for fmt in formats() for suffix in fmt.suffixes})
 
 
 def resolve_format(filename: str, format_name: str | None) -> DocumentFormat:
@@ -43,7 +43,7 @@ def resolve_format(filename: str, format_name: str | None) -> DocumentFormat:
         raise ApiError(400, str(exc), type="unsupported_document", field="file",
                        valid=supported_suffixes()) from None
     except InvalidInputError as exc:  # an unknown format name, or neither name nor format
-        valid = [fmt.name for fmt in FORMATS] if format_name else supported_suffixes()
+        valid = [fmt.name for fmt in formats()] if format_name else supported_suffixes()
         raise ApiError(400, str(exc), type="unsupported_document", field=exc.field or "format", valid=valid) from None
 
 

@@ -253,7 +253,7 @@ class JobStore:
 
 
 def _recorded(blob: bytes, finish_reason: str) -> RecordedOutput:
-    return RecordedOutput(tuple(array.array(_TOKEN_TYPE, blob)), finish_reason)
+    return RecordedOutput.parse(tuple(array.array(_TOKEN_TYPE, blob)), finish_reason)
 
 
 def _job(row: tuple) -> Job:

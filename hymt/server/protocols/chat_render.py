@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
-from typing import Any
+from typing import Any, NoReturn
 
 import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment
@@ -43,7 +43,7 @@ def _compile(template: str) -> jinja2.Template:
     return env.from_string(template)
 
 
-def _raise(message: str):
+def _raise(message: str) -> NoReturn:
     raise jinja2.exceptions.TemplateError(message)
 
 

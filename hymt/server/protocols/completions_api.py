@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
+from fastapi.responses import Response
 
 from hymt.server.auth import require_key
 from hymt.server.body import get_bool, get_int, read_body
@@ -55,7 +56,7 @@ def check_token_ids(ids: list[int], vocab_size: int) -> None:
 
 
 @router.post("/completions")
-async def completions(request: Request):
+async def completions(request: Request) -> Response | dict[str, Any]:
     body = await read_body(request)
     st = state_of(request)
     prompt = parse_prompt(body.get("prompt"))

@@ -72,7 +72,7 @@ async def translate(request: Request) -> dict[str, Any]:
     )
     n_alt = wanted if fmt == "text" else 0
 
-    async def work():
+    async def work() -> list[list[TranslationResult]]:
         jobs = [job] + [_alternative(job) for _ in range(n_alt)]
         return await asyncio.gather(*(st.service.translate(j) for j in jobs))
 

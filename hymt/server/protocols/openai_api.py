@@ -20,7 +20,7 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import InvalidInputError
@@ -55,7 +55,7 @@ async def models(request: Request) -> dict[str, Any]:
 
 
 @router.post("/chat/completions")
-async def chat_completions(request: Request):
+async def chat_completions(request: Request) -> Response:
     body = await read_body(request)
     st = state_of(request)
     messages = parse_messages(body.get("messages"))
@@ -219,7 +219,7 @@ class _Rewritten:
                     t.cancel()
         return self._output([r[0] if r else None for r in done])
 
-    async def pieces(self) -> AsyncIterator[str | Generation]:
+    async def pieces(self) -> AsyncGenerator[str | Generation, None]:
         queues: list[asyncio.Queue[StreamPiece | BaseException] | None] = [
             asyncio.Queue() if p.strip() else None for p in self.guard.paragraphs]
         tasks = [asyncio.ensure_future(self._pump(p, q)) for p, q in zip(self.guard.paragraphs, queues)
@@ -281,7 +281,8 @@ def _chunk(meta: dict, delta: dict, reason: str | None = None) -> str:
                   "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": reason}]})
 
 
-async def _stream_chunks(run, meta: dict, stops: tuple[str, ...], include_usage: bool) -> AsyncIterator[str]:
+async def _stream_chunks(run: RawGeneration | _Rewritten, meta: dict[str, Any], stops: tuple[str, ...],
+                         include_usage: bool) -> AsyncIterator[str]:
     yield _chunk(meta, {"role": "assistant", "content": ""})
     sent, output, reason = "", None, None
     pieces = run.pieces()

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
+from fastapi.responses import Response
 
 from hymt.server.auth import require_key
 from hymt.server.body import read_body
@@ -35,7 +36,7 @@ router = APIRouter()
 
 
 @router.post("/translate", dependencies=[Depends(_pin_protocol), Depends(require_key)])
-async def translate(request: Request):
+async def translate(request: Request) -> Response | dict[str, Any] | list[Any]:
     protocol = sniff(await read_body(request))
     if protocol == "immersive":
         return await immersive_api.translate(request)

@@ -5,15 +5,19 @@ Backends import lazily, so choosing "openai" never imports torch kernels and cho
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hymt.engine.backend_names import BACKENDS
 from hymt.engine.config import EngineConfig
 from hymt.engine.interface import Engine
 from hymt.errors import InvalidInputError
 
-__all__ = ["BACKENDS", "create_engine"]
+if TYPE_CHECKING:
+    from hymt.engine.engine_process import EngineProcess
+
+__all__ = ["BACKENDS", "create_engine", "create_process_engine"]
 
 
 def create_engine(
@@ -57,6 +61,18 @@ def create_engine(
         tokenizer = _checkpoint(checkpoint) if checkpoint is not None else None
         return OpenAIEngine(base_url, tokenizer=tokenizer, **options)
     raise InvalidInputError(f"unknown engine backend {backend!r}; valid: {', '.join(BACKENDS)}", field="backend")
+
+
+def create_process_engine(backend: str, model: str, *, device: str | None = None,
+                          config: EngineConfig | None = None,
+                          child_setup: Callable[[], None] | None = None) -> EngineProcess:
+    """A local engine ("native" or "transformers") in a child process of its own: only token
+    ids cross a pipe, so the caller's threads never compete with it for the GIL.
+    `child_setup` runs first in the child (logging, signals)."""
+    from hymt.engine.engine_process import EngineProcess, EngineSpec
+
+    return EngineProcess(EngineSpec(backend, model, device=device, config=config or EngineConfig(),
+                                    log_setup=child_setup))
 
 
 def _checkpoint(checkpoint: Any) -> Any:

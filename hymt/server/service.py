@@ -61,10 +61,10 @@ def default_factory(settings: ServerSettings) -> Translator | ServedModel:
         config = dataclasses.replace(config, kv_cache_dtype=settings.kv_cache_dtype)
     process: EngineProcess | None = None
     if settings.engine_process:
-        from hymt.engine.engine_process import EngineProcess, EngineSpec
+        from hymt.engine.factory import create_process_engine
 
-        process = EngineProcess(EngineSpec(settings.engine, settings.model, device=settings.device, config=config,
-                                           log_setup=functools.partial(_prepare_engine_child, settings.log_level)))
+        process = create_process_engine(settings.engine, settings.model, device=settings.device, config=config,
+                                        child_setup=functools.partial(_prepare_engine_child, settings.log_level))
     engine: str | Engine = process if process is not None else settings.engine
     try:
         translator = Translator(settings.model, engine=engine, device=settings.device, family=settings.family,

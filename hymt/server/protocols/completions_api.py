@@ -55,7 +55,7 @@ def check_token_ids(ids: list[int], vocab_size: int) -> None:
                        field=f"prompt[{bad}]")
 
 
-@router.post("/completions")
+@router.post("/completions", response_model=None)
 async def completions(request: Request) -> Response | dict[str, Any]:
     body = await read_body(request)
     st = state_of(request)

@@ -35,7 +35,7 @@ async def _pin_protocol(request: Request) -> None:
 router = APIRouter()
 
 
-@router.post("/translate", dependencies=[Depends(_pin_protocol), Depends(require_key)])
+@router.post("/translate", response_model=None, dependencies=[Depends(_pin_protocol), Depends(require_key)])
 async def translate(request: Request) -> Response | dict[str, Any] | list[Any]:
     protocol = sniff(await read_body(request))
     if protocol == "immersive":

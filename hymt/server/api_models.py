@@ -8,18 +8,47 @@ and a wrong one is a 400 that lists them.
 """
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
+from hymt.documents.registry import format_names
 from hymt.translate.text_formats import text_format_names
 
 Code = str
 _EXAMPLE_TARGET = "de"
+#: An optional multipart field: a string when sent; a form has no null (absent is the default).
+FormText = str | SkipJsonSchema[None]
 
 
 class _Body(BaseModel):
     model_config = ConfigDict(extra="allow")
+
+
+def _without_null_defaults(schema: dict[str, Any]) -> None:
+    for prop in schema.get("properties", {}).values():
+        if "default" in prop and prop["default"] is None:
+            del prop["default"]
+
+
+def _document_formats(schema: dict[str, Any]) -> None:
+    schema["enum"] = ["", *format_names()]  # when the document is built: the formats load on first use
+    schema["examples"] = [""]
+
+
+def _unset(description: str | None = None) -> Any:
+    """An optional text part. /docs "Try it out" sends every form field it has a value for, and
+    a field without an example gets "string": the empty example is the field left out."""
+    return Field(None, description=description, examples=[""])
+
+
+class _Upload(_Body):
+    """A multipart/form-data body: the document in the binary `file` part, the options as text parts."""
+
+    model_config = ConfigDict(json_schema_extra=_without_null_defaults)
+    file: bytes = Field(description="the document (a multipart file part); its format follows from the file "
+                                    "name's suffix: see GET /api/documents/formats")
 
 
 # -- native --------------------------------------------------------------------------------------
@@ -65,6 +94,25 @@ class NativeTranslateRequest(_Body):
 
 class NativeDetectRequest(_Body):
     text: str = Field(examples=["Dies ist ein Satz."])
+
+
+class NativeDocumentUpload(_Upload):
+    tgt: Code = Field(examples=[_EXAMPLE_TARGET], description="target language code")
+    src: Code = Field("auto", description="source language code, or auto to detect it")
+    format: FormText = Field(None, json_schema_extra=_document_formats,
+                             description="the document format (omitted or empty: from the file name's suffix)")
+    glossary: FormText = Field(None, description='JSON: {"source": "target"} terms, or [source, target] pairs',
+                               examples=['{"Hello": "Hallo"}'])
+    context: FormText = _unset()
+    style: FormText = _unset()
+    template: FormText = _unset()
+    sampling: FormText = Field(None, description="JSON: the decoding fields of /api/translate's `sampling`",
+                               examples=['{"temperature": 0.7}'])
+    use_cache: bool | SkipJsonSchema[None] = Field(None, description="omitted: the server's --cache setting")
+    retry: bool = True
+    options: FormText = Field(None, description="JSON: the fields above as one object (a field sent beside it "
+                                                "wins)", examples=['{"context": "a user manual"}'])
+    api_key: FormText = _unset()
 
 
 # -- OpenAI --------------------------------------------------------------------------------------
@@ -126,6 +174,12 @@ class LibreDetectRequest(_Body):
     api_key: str | None = None
 
 
+class LibreTranslateFileUpload(_Upload):
+    source: Code = "auto"
+    target: Code = Field(examples=["es"])
+    api_key: FormText = _unset()
+
+
 # -- DeepL ---------------------------------------------------------------------------------------
 class DeepLTranslateRequest(_Body):
     text: list[str] = Field(min_length=1, max_length=50, examples=[["Hello world."]])
@@ -140,16 +194,57 @@ class DeepLTranslateRequest(_Body):
     preserve_formatting: bool | str | None = None
 
 
-class DeepLGlossaryRequest(_Body):
-    name: str
+class DeepLDictionary(_Body):
+    """The entries of one language pair (PUT /v3/glossaries/{id}/dictionaries replaces them)."""
+
     source_lang: Code = Field(examples=["EN"])
     target_lang: Code = Field(examples=["DE"])
     entries: str = Field(examples=["Hello\tHallo"], description="one `source<TAB>target` (or CSV) line per entry")
     entries_format: Literal["tsv", "csv"] = "tsv"
 
 
+class DeepLGlossaryRequest(DeepLDictionary):
+    """A v2 glossary: one dictionary."""
+
+    name: str = Field(examples=["demo"])
+
+
+class DeepLV3GlossaryRequest(_Body):
+    name: str = Field(examples=["demo"])
+    dictionaries: list[DeepLDictionary] = Field(min_length=1)
+
+
+class DeepLV3GlossaryPatch(_Body):
+    """A new name, and/or entries merged into the dictionary of their pair (made if absent)."""
+
+    name: str | None = Field(None, examples=["renamed"])
+    dictionaries: list[DeepLDictionary] | None = None
+
+
+class DeepLLanguagePair(BaseModel):
+    """The query of the v3 routes that name one dictionary of a glossary."""
+
+    source_lang: Code = Field(examples=["en"])
+    target_lang: Code = Field(examples=["de"])
+
+
 class DeepLLanguagesRequest(_Body):
     type: Literal["source", "target"] = "source"
+
+
+class DeepLDocumentUpload(_Upload):
+    target_lang: Code = Field(examples=["DE"])
+    source_lang: FormText = _unset("omitted or empty: detected")
+    formality: Literal["default", "more", "less", "prefer_more", "prefer_less"] | SkipJsonSchema[None] = None
+    glossary_id: FormText = _unset("a glossary of the source_lang-target_lang pair (needs source_lang)")
+    output_format: FormText = _unset("the suffix of the translated file: only the one hymt writes for the format "
+                                     "(a PDF becomes DOCX)")
+    api_key: FormText = _unset()
+
+
+class DeepLDocumentKey(_Body):
+    document_key: str = Field(description="the document_key that POST /v2/document answered",
+                              examples=["0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF"])
 
 
 # -- DeepLX, Immersive ---------------------------------------------------------------------------

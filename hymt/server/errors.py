@@ -39,11 +39,13 @@ _PREFIXES = (
     ("/v1/models", "openai"),
     ("/v1/translate", "deeplx"),
     ("/v2/", "deepl"),
+    ("/v3/", "deepl"),
     ("/deepl/", "deepl"),
     ("/deeplx", "deeplx"),
     ("/imme", "immersive"),
     ("/libretranslate/", "libretranslate"),
     ("/translate", "libretranslate"),
+    ("/download_file/", "libretranslate"),
     ("/detect", "libretranslate"),
     ("/languages", "libretranslate"),
 )

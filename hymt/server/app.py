@@ -127,7 +127,8 @@ def create_app(settings: ServerSettings | None = None, *, translator_factory: Tr
     install_openapi(app)
     # Outermost last: access log -> CORS and the cross-site guard -> the last-resort 500 ->
     # body limits -> routing. Everything a client may be refused for comes before any body is read.
-    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes, timeout=settings.body_timeout)
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes, timeout=settings.body_timeout,
+                       upload_bytes=int(settings.max_file_mb * 1024 * 1024))
     app.add_middleware(UnhandledErrorMiddleware)
     app.add_middleware(CorsMiddleware, origins=settings.cors_origins, loopback_only=is_loopback_host(settings.host))
     app.add_middleware(AccessMiddleware, metrics=metrics)

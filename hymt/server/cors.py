@@ -25,7 +25,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from hymt.server.errors import ApiError, protocol_of_scope, render_error
 from hymt.server.origins import Origin, OriginPolicy, is_loopback_host
 
-ALLOW_METHODS = "GET, POST, PUT, DELETE, OPTIONS"
+ALLOW_METHODS = "GET, POST, PUT, PATCH, DELETE, OPTIONS"
 DEFAULT_ALLOW_HEADERS = "Authorization, Content-Type, X-API-Key, Accept, X-Requested-With"
 EXPOSE_HEADERS = "Retry-After, X-Hymt-Prompt-Guard, X-Hymt-Prompt-Kind"
 STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})

@@ -137,6 +137,19 @@ def start_server(model_dir: Path, tmp_dir: Path, *extra: str, headers: dict | No
             proc.wait(timeout=5)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_cache_dir(tmp_path_factory):
+    """In-process apps keep their cache, glossaries and jobs in a folder of the test run's own,
+    never in the user's cache directory."""
+    previous = os.environ.get("HYMT_CACHE_DIR")
+    os.environ["HYMT_CACHE_DIR"] = str(tmp_path_factory.mktemp("hymt-cache"))
+    yield
+    if previous is None:
+        os.environ.pop("HYMT_CACHE_DIR", None)
+    else:
+        os.environ["HYMT_CACHE_DIR"] = previous
+
+
 @pytest.fixture(scope="session")
 def tiny_model_dir(tmp_path_factory) -> Path:
     from hymt.testing import write_tiny_checkpoint

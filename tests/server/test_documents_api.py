@@ -177,6 +177,17 @@ def test_size_and_segment_limits(app, tmp_path):
     assert all(name.startswith(fits.json()["id"]) for name in _files(tmp_path))
 
 
+def test_uploads_are_bounded_by_the_file_limit_not_the_body_limit(app):
+    with app(max_body_bytes=20_000, max_file_mb=1) as (client, _):
+        padded = docx_bytes(["Hello."]) + bytes(100_000)  # past --max-body-bytes, within --max-file-mb
+        assert client.post("/api/documents", files={"file": ("a.docx", padded)}, data={"tgt": "de"}).status_code != 413
+        huge = client.post("/api/documents", files={"file": ("b.docx", bytes(3_000_000))}, data={"tgt": "de"})
+        assert huge.status_code == 413 and huge.json()["error"]["field"] == "file"
+        assert "--max-file-mb" in huge.json()["error"]["message"]
+        text = client.post("/api/translate", json={"text": "x" * 30_000, "tgt": "de"})
+        assert text.status_code == 413 and "--max-body-bytes" in text.json()["error"]["message"]
+
+
 def test_the_api_key_guards_every_route(app):
     with app(api_keys=("sesame",)) as (client, _):
         document = {"file": ("a.srt", srt_bytes(["Hello."]))}

@@ -7,7 +7,8 @@
     /translate /languages /detect        LibreTranslate (root /translate sniffs DeepLX, Immersive)
     /libretranslate/...                  LibreTranslate under its own prefix
     /translate_file /download_file/...   LibreTranslate file translation (also under /libretranslate)
-    /v2/... /deepl/v2/...                DeepL v2 subset (+ in-memory glossaries, /v2/document)
+    /v2/... /deepl/v2/...                DeepL v2 subset (+ glossaries in SQLite, /v2/document)
+    /v3/glossaries                       DeepL v3 multilingual glossaries
     /deeplx/translate /v1/translate      DeepLX
     /imme                                Immersive Translate custom API
 """

@@ -60,7 +60,8 @@ def has_key(request: Request) -> bool:
 
 
 async def require_key(request: Request) -> None:
-    """FastAPI dependency of every protected route: 401 missing key, 403 wrong key."""
+    """FastAPI dependency of every protected route: 401 for a missing or wrong key (the DeepL and
+    LibreTranslate error renderers answer a wrong key 403, as those services do)."""
     keys: tuple[str, ...] = request.app.state.settings.api_keys
     if not keys:
         return

@@ -33,8 +33,9 @@ class Segment:
         cached: the translation came from the translation cache.
         retried: the first answer failed a quality check and was asked for again.
         retry_reasons: the issue codes of the first answer when `retried`.
-        issues: issue codes of the kept answer ("echo", "wrong_script", "repetition",
-            "empty", "length"); empty when it passed every check.
+        issues: issue codes of the kept answer ("empty", "repetition", "length",
+            "wrong_script", "wrong_language", "markup", "echo"); empty when it passed every
+            check.
         prompt_tokens / completion_tokens: tokens the engine computed for this piece
             (0 when cached or passed through; retries included).
         answer_tokens: the tokens of the answer kept (a discarded retry's or first

@@ -41,10 +41,9 @@ from hymt.documents.epub_package import (
 )
 from hymt.documents.epub_parts import ContentPart, XmlTextPart, read_content, read_xml_texts
 from hymt.documents.safety import check_zip
-from hymt.documents.units import DocumentFormat, Node, ParsedDocument, TagNode, TagRules, Tree, Unit
+from hymt.documents.units import DocumentFormat, LabelledDocument, Node, TagNode, TagRules, Tree, Unit
 from hymt.documents.xml_spans import read_spanned_xml
 from hymt.errors import InvalidDocumentError, InvalidInputError
-from hymt.languages import get_language
 
 _NCX = "{http://www.daisy.org/z3986/2005/ncx/}"
 #: NCX elements whose `text` child is translated: the book's title and every entry's label
@@ -59,7 +58,7 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 Part = ContentPart | XmlTextPart
 
 
-class EpubDocument(ParsedDocument):
+class EpubDocument(LabelledDocument):
     def __init__(self, data: bytes, rules: TagRules) -> None:
         check_zip(data, NAME)
         self._data = data
@@ -72,16 +71,6 @@ class EpubDocument(ParsedDocument):
     @property
     def units(self) -> tuple[Unit, ...]:
         return self._units
-
-    def render(self, translations: Sequence[Tree]) -> bytes:
-        return self._render(translations, None)
-
-    def render_for(self, translations: Sequence[Tree], target_language: str) -> bytes:
-        try:
-            language = get_language(target_language, field="target_language").code
-        except InvalidInputError:
-            language = target_language.strip()
-        return self._render(translations, language or None)
 
     def _render(self, translations: Sequence[Tree], language: str | None) -> bytes:
         if len(translations) != len(self._units):

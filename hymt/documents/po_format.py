@@ -33,9 +33,8 @@ from babel.messages.plurals import get_plural
 
 from hymt.documents.placeholders import I18N, Syntax
 from hymt.documents.unit_text import StringUnit, read_string
-from hymt.documents.units import DocumentFormat, ParsedDocument, Tree, Unit
-from hymt.errors import InvalidDocumentError, InvalidInputError
-from hymt.languages import get_language
+from hymt.documents.units import DocumentFormat, LabelledDocument, Tree, Unit
+from hymt.errors import InvalidDocumentError
 
 NAME = "po"
 MEDIA_TYPE = "text/x-gettext-translation"
@@ -129,7 +128,7 @@ def _target_plural_forms(language: str) -> tuple[int, str]:
     return plural.num_plurals, plural.plural_expr
 
 
-class PoDocument(ParsedDocument):
+class PoDocument(LabelledDocument):
     def __init__(self, data: bytes) -> None:
         self._data = data
         catalogue = _load(data)
@@ -155,16 +154,6 @@ class PoDocument(ParsedDocument):
     @property
     def units(self) -> tuple[Unit, ...]:
         return self._units
-
-    def render(self, translations: Sequence[Tree]) -> bytes:
-        return self._render(translations, None)
-
-    def render_for(self, translations: Sequence[Tree], target_language: str) -> bytes:
-        try:
-            language = get_language(target_language, field="target_language").code
-        except InvalidInputError:
-            language = target_language.strip()
-        return self._render(translations, language)
 
     def _render(self, translations: Sequence[Tree], language: str | None) -> bytes:
         catalogue = _load(self._data)

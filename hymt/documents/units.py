@@ -17,6 +17,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from hymt.errors import InvalidInputError
+from hymt.languages import get_language
+
 
 @dataclass(frozen=True)
 class TagNode:
@@ -72,6 +75,30 @@ class ParsedDocument(ABC):
         Language and Plural-Forms (and so the number of plural forms it writes), XLIFF's
         target language. The others write what `render` writes."""
         return self.render(translations)
+
+
+class LabelledDocument(ParsedDocument):
+    """A document that records its own language: both renders go through `_render`, given the
+    target's language code (None: leave the document's label as it is)."""
+
+    def render(self, translations: Sequence[Tree]) -> bytes:
+        return self._render(translations, None)
+
+    def render_for(self, translations: Sequence[Tree], target_language: str) -> bytes:
+        return self._render(translations, _language_label(target_language))
+
+    @abstractmethod
+    def _render(self, translations: Sequence[Tree], language: str | None) -> bytes:
+        """The translated document, labelled `language` unless it is None."""
+
+
+def _language_label(target_language: str) -> str | None:
+    """hymt's code for the target ("de", "zh-Hant"), else the name as given (a language the
+    document may know although hymt does not); None when it is blank."""
+    try:
+        return get_language(target_language, field="target_language").code
+    except InvalidInputError:
+        return target_language.strip() or None
 
 
 @dataclass(frozen=True)

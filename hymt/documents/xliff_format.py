@@ -24,10 +24,9 @@ from dataclasses import dataclass
 from lxml import etree
 
 from hymt.documents.safety import parse_xml
-from hymt.documents.units import DocumentFormat, ParsedDocument, Tree, Unit
+from hymt.documents.units import DocumentFormat, LabelledDocument, Tree, Unit
 from hymt.documents.xliff_inline import Element, InlineUnit, read_inline, write_inline
-from hymt.errors import InvalidDocumentError, InvalidInputError
-from hymt.languages import get_language
+from hymt.errors import InvalidDocumentError
 
 NAME = "xliff"
 MEDIA_TYPE = "application/xliff+xml"
@@ -185,7 +184,7 @@ def _plan_v2_unit(unit: Element, ns: str, slots: list[_Slot], writer: _Writer) -
         segment.set("state", "translated")
 
 
-class XliffDocument(ParsedDocument):
+class XliffDocument(LabelledDocument):
     def __init__(self, data: bytes) -> None:
         self._data = data
         tree, namespace = _load(data)
@@ -195,16 +194,6 @@ class XliffDocument(ParsedDocument):
     @property
     def units(self) -> tuple[Unit, ...]:
         return self._units
-
-    def render(self, translations: Sequence[Tree]) -> bytes:
-        return self._render(translations, None)
-
-    def render_for(self, translations: Sequence[Tree], target_language: str) -> bytes:
-        try:
-            language = get_language(target_language, field="target_language").code
-        except InvalidInputError:
-            language = target_language.strip()
-        return self._render(translations, language)
 
     def _render(self, translations: Sequence[Tree], language: str | None) -> bytes:
         tree, namespace = _load(self._data)

@@ -47,6 +47,9 @@ class TranslateOptions:
             every segment exactly one engine request (benchmarks); issues are still reported.
         tag_rules: how a markup format treats elements by name (ignored, splitting,
             non-splitting; DeepL's tag-handling options); formats without markup ignore it.
+        split_sentences: split a unit (a paragraph, a line of its own) into sentences, one
+            request each. False sends each unit whole; a unit over the segment budget is still
+            cut to fit (at clauses, then spaces).
     """
 
     glossary: Glossary = ()
@@ -62,6 +65,7 @@ class TranslateOptions:
     use_cache: bool = True
     retry: bool = True
     tag_rules: TagRules = field(default_factory=TagRules)
+    split_sentences: bool = True
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -79,7 +83,7 @@ class TranslateOptions:
         if not isinstance(self.fusion, int) or isinstance(self.fusion, bool) or not 0 <= self.fusion <= MAX_FUSION:
             raise InvalidInputError(f"fusion must be a number of candidates from 0 to {MAX_FUSION}, got "
                                     f"{self.fusion!r}", field="fusion")
-        for name in ("use_cache", "retry"):
+        for name in ("use_cache", "retry", "split_sentences"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidInputError(f"{name} must be True or False, got {getattr(self, name)!r}", field=name)
 

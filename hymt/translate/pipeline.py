@@ -15,6 +15,7 @@ segment reports the `markup` issue.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import time
 from collections.abc import Generator, Sequence
@@ -162,7 +163,10 @@ class Pipeline:
             source = detection.language
         segments: list[Segment] = []
         ends: list[int] = []
+        whole = not request.options.split_sentences
         for unit in units:
+            if whole and unit.split:
+                unit = dataclasses.replace(unit, split=False)
             for piece in unit_pieces(unit, budget=self.max_segment_tokens, count=count, language=source):
                 segments.append(Segment(piece.text, piece.text, piece.separator, piece.translatable))
             ends.append(len(segments))

@@ -29,6 +29,9 @@ def test_codes_texts_and_defaults():
     assert request.texts == ("One", "Two") and request.target.code == "zh-Hant" and request.target_code == "ZH-HANT"
     assert request.source is None and request.formality == "default" and request.model_type is None
     assert read(glossary_ids="a,b", source_lang="EN").glossary_ids == ("a", "b")
+    assert not request.split_sentences  # 0: each item whole
+    assert read(split_sentences="1").split_sentences and read(split_sentences="nonewlines").split_sentences
+    assert read().split_sentences
 
 
 @pytest.mark.parametrize(("fields", "message"), [

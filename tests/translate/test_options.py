@@ -25,6 +25,7 @@ def test_fields_are_normalised():
     ({"preferences": "one string"}, "preferences"),
     ({"use_cache": "yes"}, "use_cache"),
     ({"retry": 1}, "retry"),
+    ({"split_sentences": "no"}, "split_sentences"),
     ({"sampling": {"top_p": 2.0}}, "sampling.top_p"),
 ])
 def test_bad_values_name_their_field(fields, field):

@@ -34,6 +34,18 @@ def test_identity_roundtrip_through_translator(make_translator, text, lang, fmt)
     assert result.prompt_tokens > 0 and result.completion_tokens > 0
 
 
+def test_split_sentences_false_sends_each_paragraph_whole(make_translator):
+    text = "The first sentence. The second one? The third!\n\nA second paragraph. With two."
+    translator, engine = make_translator()
+    split = translator.translate(text, to="en", source="en")
+    assert len(engine.prompts) == 5 and split.text == text
+    translator, engine = make_translator()
+    whole = translator.translate(text, to="en", source="en", split_sentences=False)
+    assert [s.source for s in whole.segments if s.translatable] == [
+        "The first sentence. The second one? The third!", "A second paragraph. With two."]
+    assert len(engine.prompts) == 2 and whole.text == text
+
+
 def test_long_text_is_split_and_nothing_dropped(make_translator):
     translator, engine = make_translator(max_segment_tokens=24)
     text = "A long clause that keeps going, " * 30 + "and finally ends."

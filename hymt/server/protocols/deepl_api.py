@@ -5,8 +5,9 @@ and /v3/glossaries, and the same under /deepl/.
          "auto": detected per item), context, formality, glossary_id | glossary_ids (<= 5),
          tag_handling (xml | html) with ignore_tags, splitting_tags, non_splitting_tags,
          outline_detection and tag_handling_version, model_type, style_id,
-         custom_instructions (<= 10), and hymt's inline `glossary` ({src: tgt} or pairs).
-         Checked but without effect: split_sentences, preserve_formatting,
+         custom_instructions (<= 10), split_sentences (0: each item one request; 1 and
+         nonewlines: split at sentence ends), and hymt's inline `glossary` ({src: tgt} or
+         pairs). Checked but without effect: preserve_formatting,
          show_billed_characters (billed_characters is always sent). Refused:
          translation_memory_id (no translation memories here).
       -> {"translations": [{"detected_source_language", "text", "billed_characters",
@@ -78,7 +79,8 @@ async def translate(request: Request) -> dict[str, Any]:
     style = style_options(family, req, glossary)
     options = TranslateOptions(glossary=glossary, context=style.context, style=style.style, template=style.template,
                                preferences=style.preferences, format=_text_format(req.tag_handling),
-                               tag_rules=req.tag_rules, use_cache=st.settings.cache)
+                               tag_rules=req.tag_rules, split_sentences=req.split_sentences,
+                               use_cache=st.settings.cache)
     job = TranslationJob(texts=req.texts, target=req.target, source=req.source, options=options)
     results = await execute(request, lambda: st.service.translate(job), texts=len(req.texts))
     st.metrics.observe_results("deepl", results)

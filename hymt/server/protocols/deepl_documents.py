@@ -65,7 +65,8 @@ async def upload(request: Request) -> dict[str, Any]:
         style = style_options(st.service.require_ready().family, req, glossary)
         options = TranslateOptions(glossary=glossary, context=style.context, style=style.style,
                                    template=style.template, preferences=style.preferences,
-                                   tag_rules=req.tag_rules, use_cache=st.settings.cache)
+                                   tag_rules=req.tag_rules, split_sentences=req.split_sentences,
+                                   use_cache=st.settings.cache)
         target, source = req.target, req.source
     except BaseException:
         runner.discard(received)

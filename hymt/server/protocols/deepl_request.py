@@ -59,6 +59,8 @@ class DeepLTranslate:
         inline_glossary: hymt's own `glossary` field ({source: target} or pairs).
         style_id: the target style, for families with a style template.
         custom_instructions: instructions for families with a personalization template.
+        split_sentences: False for split_sentences=0 (each item one request); "1" and
+            "nonewlines" split at sentence ends (hymt's text formats decide line breaks).
     """
 
     texts: tuple[str, ...]
@@ -76,6 +78,7 @@ class DeepLTranslate:
     inline_glossary: Glossary
     style_id: str | None
     custom_instructions: tuple[str, ...]
+    split_sentences: bool
 
 
 def read_translate(body: Mapping[str, Any]) -> DeepLTranslate:
@@ -92,7 +95,7 @@ def read_request(body: Mapping[str, Any], texts: tuple[str, ...]) -> DeepLTransl
     if source_code is not None and source_code.lower() == "auto":  # DeepLX-style clients send it
         source_code = None
     tag_handling = _choice(body, "tag_handling", TAG_HANDLING)
-    _choice(body, "split_sentences", SPLIT_SENTENCES)
+    split_sentences = _choice(body, "split_sentences", SPLIT_SENTENCES) != "0"
     for name in ("preserve_formatting", "show_billed_characters"):
         _flag(body, name, False)
     glossary_ids = _glossary_ids(body)
@@ -116,6 +119,7 @@ def read_request(body: Mapping[str, Any], texts: tuple[str, ...]) -> DeepLTransl
         inline_glossary=get_glossary(body),
         style_id=_style_id(body),
         custom_instructions=_instructions(body),
+        split_sentences=split_sentences,
     )
 
 

@@ -70,6 +70,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     how.add_argument("--sampling", choices=("greedy", "official"), default="greedy",
                      help="decoding of the plain passes (default greedy)")
     how.add_argument("--no-retry", action="store_true", help="no quality-guard retries (issues still counted)")
+    how.add_argument("--answer-tokens", type=int, metavar="N",
+                     help="force every answer to N tokens (end of sequence ignored, no retries): speed runs "
+                          "on random weights, whose answers never end; the scores then mean nothing")
     how.add_argument("--use-cache", action="store_true", help="read and write the translation cache (off by default)")
     how.add_argument("--tokenize", help="BLEU tokenizer (default: zh for Chinese, ja-mecab/char for Japanese, "
                                         "else 13a)")
@@ -128,6 +131,7 @@ def build_plan(args: argparse.Namespace) -> EvalPlan:
     from hymt.errors import InvalidInputError
     from hymt.eval.model_factory import REFERENCE_SCHEME, ModelSettings
     from hymt.eval.runner import EVAL_OPTIONS, EvalPlan
+    from hymt.translate.sampling_policy import Sampling
 
     if args.compare_quantization and args.quantization:
         raise InvalidInputError("--quantization and --compare-quantization exclude each other", field="quantization")
@@ -139,6 +143,12 @@ def build_plan(args: argparse.Namespace) -> EvalPlan:
                              dtype=args.dtype, base_url=args.base_url, gpu_memory_gb=args.gpu_memory_gb,
                              use_cache=args.use_cache)
     options = EVAL_OPTIONS.replace(sampling=args.sampling, retry=not args.no_retry)
+    if args.answer_tokens is not None:
+        if args.answer_tokens < 1:
+            raise InvalidInputError(f"--answer-tokens must be at least 1, got {args.answer_tokens}",
+                                    field="answer_tokens")
+        options = options.replace(sampling=Sampling(preset=args.sampling, max_tokens=args.answer_tokens,
+                                                    ignore_eos=True), retry=False)
     return EvalPlan(settings, schemes, options, fusion=args.fusion, chunk_size=args.chunk_size,
                     work_dir=args.work_dir, output=args.output, tokenize=args.tokenize, ter=args.ter,
                     limit=args.limit, command=shlex.join(["hymt", *sys.argv[1:]]), progress=not args.no_progress)

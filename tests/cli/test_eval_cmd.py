@@ -54,6 +54,14 @@ def test_compare_quantization_without_references(tiny_model, files, tmp_path, ca
     assert data["data"]["source"] == "en"  # from the file name
 
 
+def test_answer_tokens_force_every_answers_length(tiny_model, files, tmp_path):
+    out = tmp_path / "forced.json"
+    assert main(eval_args(tiny_model, "--src", str(files[0]), "--ref", str(files[1]), "--answer-tokens", "7",
+                          "--json", str(out))) == 0
+    row = json.loads(out.read_text(encoding="utf-8"))["rows"][0]
+    assert row["completion_tokens"] == 7 * len(SOURCES)
+
+
 def test_scores_with_references_and_output_file(tiny_model, files, tmp_path, capsys):
     hyp = tmp_path / "hyp.zh"
     assert main(eval_args(tiny_model, "--src", str(files[0]), "--ref", str(files[1]), "-o", str(hyp), "--ter")) == 0
@@ -78,6 +86,7 @@ def test_bad_inputs_exit_2_naming_the_option(tiny_model, files, tmp_path, capsys
         (["--src", str(src), "--ref", str(ref), "--fusion", "2"], "--fusion needs a model with the 'fusion'"),
         (["--to", "zh"], "give exactly one of --src, --tsv or --flores"),
         (["--src", str(src), "--to", "zh"], "--ref is required"),
+        (["--src", str(src), "--ref", str(ref), "--answer-tokens", "0"], "--answer-tokens must be at least 1"),
     ]
     for args, message in cases:
         assert main(eval_args(tiny_model, *args)) == 2, args

@@ -19,13 +19,14 @@ import sqlite3
 import threading
 import uuid
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from hymt.errors import InvalidInputError
 from hymt.server.glossary_entries import Entries, entries_tsv, merge_entries
+from hymt.server.sqlite_wal import immediate, open_wal
 from hymt.translate.cache import default_cache_path
 
 #: The store's file name, in the translation cache's directory unless configured.
@@ -158,10 +159,7 @@ class GlossaryStore:
         self._lock = threading.Lock()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30.0,
-                                         isolation_level=None)
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn = open_wal(self.path)
             self._conn.execute("PRAGMA foreign_keys=ON")
             with self._write():
                 for statement in _SCHEMA:
@@ -171,16 +169,9 @@ class GlossaryStore:
             raise InvalidInputError(f"cannot open the glossary store at {self.path}: {exc}",
                                     field="glossaries") from exc
 
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def _write(self) -> AbstractContextManager[sqlite3.Connection]:
         """One write transaction, taken before reading what it checks (other processes wait)."""
-        self._conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield self._conn
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
-        self._conn.execute("COMMIT")
+        return immediate(self._conn)
 
     @contextmanager
     def _read(self) -> Iterator[None]:

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from hymt.errors import InvalidInputError
 from hymt.server.jobs.job import Job, JobState, is_job_id
+from hymt.server.sqlite_wal import immediate, open_wal
 from hymt.translate.output_log import RecordedOutput
 
 DB_NAME = "jobs.sqlite3"
@@ -51,10 +52,7 @@ class JobStore:
         self.files = self.directory / "files"
         try:
             self.files.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(str(self.directory / DB_NAME), check_same_thread=False, timeout=30.0,
-                                         isolation_level=None)
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")  # in WAL: durable across a process crash
+            self._conn = open_wal(self.directory / DB_NAME)
             for statement in _SCHEMA:
                 self._conn.execute(statement)
         except (OSError, sqlite3.Error) as exc:
@@ -72,14 +70,8 @@ class JobStore:
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One immediate transaction: other processes wait for it, never interleave."""
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
+        with self._lock, immediate(self._conn) as conn:
+            yield conn
 
     # -- files -------------------------------------------------------------------------------
 

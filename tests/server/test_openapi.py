@@ -120,6 +120,16 @@ def test_the_upload_form_of_try_it_out_is_accepted(client, path):
     assert r.status_code == _success(op), (form, r.text)
 
 
+def test_every_upload_route_is_bounded_by_the_file_limit(client):
+    """A multipart route missing from UPLOAD_PATHS would cap its files at --max-body-bytes."""
+    from hymt.server.body_limits import UPLOAD_PATHS
+
+    paths = client.app.openapi()["paths"]
+    uploads = {path for path, ops in paths.items()
+               if MULTIPART in ops.get("post", {}).get("requestBody", {}).get("content", {})}
+    assert uploads == UPLOAD_PATHS
+
+
 def test_success_statuses_queries_and_protocol_shapes(client):
     paths = client.app.openapi()["paths"]
     assert _success(paths["/api/documents"]["post"]) == 201

@@ -129,7 +129,7 @@ def create_app(settings: ServerSettings | None = None, *, translator_factory: Tr
     # Outermost last: access log -> CORS and the cross-site guard -> the last-resort 500 ->
     # body limits -> routing. Everything a client may be refused for comes before any body is read.
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes, timeout=settings.body_timeout,
-                       upload_bytes=int(settings.max_file_mb * 1024 * 1024))
+                       upload_bytes=settings.max_file_bytes)
     app.add_middleware(UnhandledErrorMiddleware)
     app.add_middleware(CorsMiddleware, origins=settings.cors_origins, loopback_only=is_loopback_host(settings.host))
     app.add_middleware(AccessMiddleware, metrics=metrics)

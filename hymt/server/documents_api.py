@@ -104,7 +104,7 @@ def _options(body: Mapping[str, Any], cache_default: bool) -> TranslateOptions:
 async def upload(request: Request) -> JSONResponse:
     st = state_of(request)
     runner = jobs_of(request)
-    received = await receive_upload(request, runner.store(), int(st.settings.max_file_mb * 1024 * 1024))
+    received = await receive_upload(request, runner.store(), st.settings.max_file_bytes)
     job = await _accept(runner, received, st.settings.cache)
     return JSONResponse(job_dict(job), status_code=201, headers={"Location": f"/api/documents/{job.id}"})
 

@@ -155,6 +155,11 @@ class ServerSettings:
         """Seconds SIGTERM lets running requests finish: shutdown_timeout, else request_timeout."""
         return self.shutdown_timeout if self.shutdown_timeout is not None else self.request_timeout
 
+    @property
+    def max_file_bytes(self) -> int:
+        """max_file_mb in bytes (MiB, as the upload limit counts them)."""
+        return int(self.max_file_mb * 1024 * 1024)
+
     @cached_property  # read on every response; the folder test is a filesystem call
     def model_id(self) -> str:
         """The id clients see in /v1/models and responses: a hub id, or a local folder's name."""

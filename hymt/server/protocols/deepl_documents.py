@@ -52,7 +52,7 @@ async def upload(request: Request) -> dict[str, Any]:
     set_protocol(request, "deepl")
     st = state_of(request)
     runner = jobs_of(request)
-    received = await receive_upload(request, runner.store(), int(st.settings.max_file_mb * 1024 * 1024))
+    received = await receive_upload(request, runner.store(), st.settings.max_file_bytes)
     try:
         fields = received.fields
         req = read_request(fields, ())

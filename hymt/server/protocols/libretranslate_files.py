@@ -44,7 +44,7 @@ async def translate_file(request: Request) -> dict[str, Any]:
     set_protocol(request, "libretranslate")
     st = state_of(request)
     runner = jobs_of(request)
-    received = await receive_upload(request, runner.store(), int(st.settings.max_file_mb * 1024 * 1024))
+    received = await receive_upload(request, runner.store(), st.settings.max_file_bytes)
     try:
         target = target_language(get_str(received.fields, "target", required=True), "target")
         source = language(get_str(received.fields, "source", "auto"), "source", allow_auto=True)

@@ -227,7 +227,7 @@ def check_kernels(cfg: dict) -> bool:
                        ("prefill 1 x 2048", [(0, 2048)])):
         q, kc, vc, meta = paged_batch(lens, heads, kv, dim)
         out = ta.paged_prefill(q, kc, vc, meta.query_start_loc, meta.seq_lens, meta.block_tables,
-                               meta.max_query_len, scale)
+                               meta.prefill_items, scale)
         rows.append([name, rel_err(out, paged_attention_torch(q, kc, vc, meta, scale))])
     for bs, ctx in ((1, 4000), (8, 777), (64, 65), (256, 300), (1024, 64)):
         lens = [(random.Random(i).randint(1, ctx) - 1, 1) for i in range(bs)]
@@ -358,8 +358,8 @@ def time_attention(cfg: dict) -> None:
     sdpa, _ = gpu_ms(lambda: F.scaled_dot_product_attention(qd, kd, kd, enable_gqa=True))
     rows.append(["decode 1024 seqs, kv 64 (one layer)", ms, sdpa])
     q, kc, vc, meta = paged_batch([(0, 40)] * 256, heads, kv, dim)
-    ms, _ = gpu_ms(lambda: ta.paged_prefill(q, kc, vc, meta.query_start_loc, meta.seq_lens, meta.block_tables, 40,
-                                            dim**-0.5))
+    ms, _ = gpu_ms(lambda: ta.paged_prefill(q, kc, vc, meta.query_start_loc, meta.seq_lens, meta.block_tables,
+                                            meta.prefill_items, dim**-0.5))
     qp = torch.randn(256, heads, 40, dim, device=DEV).bfloat16()
     kp = torch.randn(256, kv, 40, dim, device=DEV).bfloat16()
     sdpa, _ = gpu_ms(lambda: F.scaled_dot_product_attention(qp, kp, kp, is_causal=True, enable_gqa=True))

@@ -15,7 +15,7 @@ from hymt.engine.dtypes import DTYPE_CHOICES
 
 _DEFAULTS: dict = {}  # the parser's defaults, for rebuilding a command line
 ENGINE_FLAGS = ("gpu_memory_gb", "gpu_memory_utilization", "max_num_seqs", "max_num_batched_tokens",
-                "quantization", "enforce_eager", "kv_cache_dtype", "seed")
+                "quantization", "enforce_eager", "cuda_graph_max_tokens", "kv_cache_dtype", "seed")
 
 
 def register(subparsers) -> None:
@@ -49,6 +49,9 @@ def register(subparsers) -> None:
     e.add_argument("--max-num-batched-tokens", type=int)
     e.add_argument("--quantization", choices=QUANTIZATION_CHOICES[1:])
     e.add_argument("--enforce-eager", action="store_true", default=None, help="no CUDA graphs")
+    e.add_argument("--cuda-graph-max-tokens", type=int, metavar="N",
+                   help="largest step with prefill tokens run as a CUDA graph (default 2048; 0: such steps "
+                        "run eagerly)")
     e.add_argument("--kv-cache-dtype", choices=KV_CACHE_DTYPE_CHOICES,
                    help="paged KV cache dtype (default auto = the model dtype)")
     q = p.add_argument_group("quantization comparison")

@@ -5,6 +5,19 @@ from dataclasses import dataclass
 
 import torch
 
+# Queries per work item of the prefill attention kernel: each item is one sequence's run of
+# up to this many consecutive query tokens (with every query head of a KV group).
+PREFILL_QUERY_BLOCK = 16
+# The query-block index of a padding item: past every sequence's queries, so the kernel
+# program that draws it returns at once.
+INERT_QUERY_BLOCK = 1 << 20
+
+
+def prefill_item_bound(num_tokens: int, num_seqs: int) -> int:
+    """Most work items `num_tokens` tokens in `num_seqs` sequences can need: each sequence's
+    cdiv(q_len, B) summed is at most (tokens + (B - 1) seqs) / B, and never above the tokens."""
+    return min(num_tokens, (num_tokens + (PREFILL_QUERY_BLOCK - 1) * num_seqs) // PREFILL_QUERY_BLOCK)
+
 
 @dataclass
 class AttentionMetadata:
@@ -26,6 +39,9 @@ class AttentionMetadata:
         max_seq_len: longest context of the step.
         is_decode_only: every sequence computes exactly one token (the CUDA-graph path).
         logits_indices: [num_sampling_rows] int64, token indices whose hidden states give logits.
+        prefill_items: [num_items, 2] int32, the prefill kernel's work list: (sequence row,
+            query block) pairs, PREFILL_QUERY_BLOCK queries each; padding items (CUDA graphs)
+            carry INERT_QUERY_BLOCK. Its length, not the batch, sets the kernel's grid.
     """
 
     positions: torch.Tensor
@@ -37,3 +53,4 @@ class AttentionMetadata:
     max_seq_len: int
     is_decode_only: bool
     logits_indices: torch.Tensor
+    prefill_items: torch.Tensor

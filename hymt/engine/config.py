@@ -43,6 +43,9 @@ class EngineConfig:
             the cache from the memory budget.
         enforce_eager: never capture CUDA graphs.
         cuda_graph_max_bs: largest decode batch captured in a CUDA graph.
+        cuda_graph_max_tokens: largest step with prefill tokens captured in a CUDA graph (token
+            buckets of cuda_graph.token_graph_buckets, up to max_num_batched_tokens and
+            max_model_len); 0: such steps run eagerly.
         enable_prefix_caching: share full KV blocks between prompts with the same prefix.
         quantization: weight quantization applied at load: None, "int8", "int4" or "fp8".
         kv_cache_dtype: "auto" (the model dtype) or an explicit dtype.
@@ -66,6 +69,7 @@ class EngineConfig:
     num_kv_blocks: int | None = None
     enforce_eager: bool = False
     cuda_graph_max_bs: int = 512
+    cuda_graph_max_tokens: int = 2048
     enable_prefix_caching: bool = True
     quantization: str | None = None
     kv_cache_dtype: str = "auto"
@@ -80,6 +84,11 @@ class EngineConfig:
         _positive("max_model_len", self.max_model_len)
         _positive("block_size", self.block_size)
         _positive("cuda_graph_max_bs", self.cuda_graph_max_bs)
+        if not isinstance(self.cuda_graph_max_tokens, int) or self.cuda_graph_max_tokens < 0:
+            raise InvalidInputError(
+                f"cuda_graph_max_tokens must be an integer >= 0, got {self.cuda_graph_max_tokens!r}",
+                field="cuda_graph_max_tokens",
+            )
         if not 0.0 < self.gpu_memory_utilization <= 1.0:
             raise InvalidInputError(
                 f"gpu_memory_utilization must be in (0, 1], got {self.gpu_memory_utilization}",

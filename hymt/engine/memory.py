@@ -61,8 +61,10 @@ def estimate_weight_bytes(model_config: dict, dtype: torch.dtype, quantization: 
 #: sizes (docs/BENCHMARKS.md); the 3 GB tier keeps the activation peak and the decode graphs
 #: under ~1 GB for the 7B-in-8-GB and 1.8B-in-3-GB int4 configurations.
 SMALL_BUDGET_TIERS = (
-    (8 * GB, {"max_num_batched_tokens": 4096, "max_num_seqs": 256, "cuda_graph_max_bs": 256}),
-    (3 * GB, {"max_num_batched_tokens": 2048, "max_num_seqs": 128, "cuda_graph_max_bs": 128}),
+    (8 * GB, {"max_num_batched_tokens": 4096, "max_num_seqs": 256, "cuda_graph_max_bs": 256,
+              "cuda_graph_max_tokens": 1024}),
+    (3 * GB, {"max_num_batched_tokens": 2048, "max_num_seqs": 128, "cuda_graph_max_bs": 128,
+              "cuda_graph_max_tokens": 512}),
 )
 
 
@@ -70,7 +72,7 @@ def fit_config_to_budget(config: EngineConfig, budget: int, weight_bytes: int) -
     """`config` with smaller steps when the budget leaves little room beyond the weights.
 
     The activation peak grows with max_num_batched_tokens and the graph pool with
-    cuda_graph_max_bs; at the defaults they take ~4 GB, which in an 8 GB budget starves the
+    cuda_graph_max_bs and cuda_graph_max_tokens; at the defaults they take ~4 GB, which in an 8 GB budget starves the
     KV cache. Only fields still at their defaults change: an explicit choice is kept.
     """
     step = None

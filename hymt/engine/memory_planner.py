@@ -5,12 +5,13 @@ In start-up order (NativeEngine runs them through native_engine.start_model_runn
 1. `MemoryPlanner(config, model_config, device, dtype)`, before any weight is loaded: the
    budget (memory.budget_bytes), the KV-cache dtype (an fp8 cache on a GPU without fp8 fails
    here), the weights estimated from config.json checked against the budget, the step sizes
-   fitted to a small budget (`planner.config`) and the decode batch sizes to capture as CUDA
-   graphs (`planner.graph_buckets`).
+   fitted to a small budget (`planner.config`) and the sizes to capture as CUDA graphs
+   (`planner.graph_buckets`: decode batch sizes; `planner.token_graph_buckets`: token counts
+   of other steps).
 2. `planner.load_weights(load)`: runs the load, measures what the weights took and checks it.
 3. `planner.plan(runner, sampler) -> MemoryPlan`: on CUDA, the activation peak of the
-   largest step plus a worst-case sampling pass, the decode graphs' pool (the largest bucket
-   captured once over a temporary cache), and the KV blocks that fit in what is left
+   largest step plus a worst-case sampling pass, the graphs' pool (the largest bucket of each
+   kind captured once over a temporary cache), and the KV blocks that fit in what is left
    (memory.plan_kv_blocks). The runner then allocates exactly that (ModelRunner.allocate).
 
 On CPU nothing is measured: the cache is config.num_kv_blocks, or memory.default_cpu_blocks.
@@ -28,7 +29,7 @@ import torch
 
 from hymt.engine.batch import ScheduledSeq, StepBatch
 from hymt.engine.config import EngineConfig
-from hymt.engine.cuda_graph import graph_buckets
+from hymt.engine.cuda_graph import graph_buckets, token_graph_buckets
 from hymt.engine.dtypes import kv_cache_dtype, kv_cache_dtype_name
 from hymt.engine.memory import (
     GRAPH_POOL_SLACK,
@@ -65,6 +66,7 @@ class MemoryPlan:
         weights_bytes: the loaded weights (measured on CUDA; parameter bytes on CPU).
         activation_bytes: peak extra memory of the largest step and a sampling pass (0 on CPU).
         graph_buckets: decode batch sizes captured as CUDA graphs (empty: eager only).
+        token_graph_buckets: token counts of the other steps captured as CUDA graphs.
         graph_pool_bytes: what the KV sizing set aside for the graphs' pool.
         kv_dtype: the paged cache's element type.
         block_size: tokens per KV block.
@@ -77,6 +79,7 @@ class MemoryPlan:
     weights_bytes: int
     activation_bytes: int
     graph_buckets: tuple[int, ...]
+    token_graph_buckets: tuple[int, ...]
     graph_pool_bytes: int
     kv_dtype: torch.dtype
     block_size: int
@@ -110,7 +113,7 @@ class ProfilingRunner(Protocol):
 
     def forward_eager(self, batch: StepBatch) -> torch.Tensor: ...
 
-    def measure_graph_pool(self, batch_size: int) -> int: ...
+    def measure_graph_pool(self, batch_size: int | None, num_tokens: int | None) -> int: ...
 
 
 class MemoryPlanner:
@@ -134,6 +137,8 @@ class MemoryPlanner:
         self.graph_buckets: tuple[int, ...] = () if eager else tuple(
             graph_buckets(min(config.cuda_graph_max_bs, config.max_num_seqs))
         )
+        self.token_graph_buckets: tuple[int, ...] = () if eager else tuple(token_graph_buckets(
+            min(config.cuda_graph_max_tokens, config.max_num_batched_tokens, config.max_model_len)))
         self.weights_bytes: int | None = None
 
     def load_weights(self, load: Callable[[], Model]) -> Model:
@@ -161,11 +166,11 @@ class MemoryPlanner:
             blocks = default_cpu_blocks(cfg, block_bytes) if cfg.num_kv_blocks is None else max(cfg.num_kv_blocks, 2)
         else:
             activation = self._profile_activations(runner, sampler)
-            graph_pool = self._measure_graph_pool(runner) if self.graph_buckets else 0
+            graph_pool = self._measure_graph_pool(runner) if self.graph_buckets or self.token_graph_buckets else 0
             blocks = self._kv_blocks(activation + graph_pool, block_bytes)
         budget = self.budget_bytes if cfg.num_kv_blocks is None else None
-        return MemoryPlan(self.device, budget, self.weights_bytes, activation, self.graph_buckets, graph_pool,
-                          self.kv_dtype, cfg.block_size, block_bytes, blocks)
+        return MemoryPlan(self.device, budget, self.weights_bytes, activation, self.graph_buckets,
+                          self.token_graph_buckets, graph_pool, self.kv_dtype, cfg.block_size, block_bytes, blocks)
 
     # -- measurements (CUDA) ----------------------------------------------------------------
     @torch.inference_mode()
@@ -189,12 +194,13 @@ class MemoryPlanner:
 
     @torch.inference_mode()
     def _measure_graph_pool(self, runner: ProfilingRunner) -> int:
-        """The decode graphs' pool, planned before the KV cache exists (the graphs bake in its
-        addresses, so the real capture must come after it): the largest bucket captured once
-        over a temporary two-block cache. The smaller buckets reuse its blocks;
-        GRAPH_POOL_SLACK covers what they cannot."""
+        """The graphs' pool, planned before the KV cache exists (the graphs bake in its
+        addresses, so the real capture must come after it): the largest bucket of each kind
+        captured once into one pool over a temporary cache. The smaller buckets reuse its
+        blocks; GRAPH_POOL_SLACK covers what they cannot."""
+        tokens = self.token_graph_buckets[-1] if self.token_graph_buckets else None
         with runner.temporary_kv_cache(2, self.kv_dtype):
-            pool = runner.measure_graph_pool(self.graph_buckets[-1])
+            pool = runner.measure_graph_pool(self.graph_buckets[-1] if self.graph_buckets else None, tokens)
         return int(pool * GRAPH_POOL_SLACK)
 
     def _kv_blocks(self, set_aside: int, block_bytes: int) -> int:

@@ -78,7 +78,7 @@ def start_model_runner(source: Any, config: EngineConfig, *, device: torch.devic
     plan = planner.plan(runner, sampler)
     runner.allocate(plan)
     started = StartedModel(config, runner, sampler, plan)
-    log_memory(plan.report(cuda_graph_bytes=runner.graphs.pool_bytes, sampler_bytes=sampler.state_bytes))
+    log_memory(plan.report(cuda_graph_bytes=runner.graph_pool_bytes, sampler_bytes=sampler.state_bytes))
     return started
 
 
@@ -253,7 +253,7 @@ class NativeEngine(Engine):
         )
 
     def memory_report(self) -> MemoryReport:
-        return self.plan.report(cuda_graph_bytes=self.runner.graphs.pool_bytes, sampler_bytes=self.sampler.state_bytes)
+        return self.plan.report(cuda_graph_bytes=self.runner.graph_pool_bytes, sampler_bytes=self.sampler.state_bytes)
 
     def device_name(self) -> str:
         return str(self.device)

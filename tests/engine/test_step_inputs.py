@@ -78,3 +78,44 @@ def test_fill_clears_stale_table_entries():
 def test_only_decode_batches_pad():
     with pytest.raises(ValueError, match="decode-only"):
         fill_step_inputs(mixed_batch(), BS, numpy_buffers(), pad_to=8)
+
+
+def test_the_prefill_work_list_covers_every_query_in_blocks_of_16():
+    batch = StepBatch([ScheduledSeq(0, list(range(40)), 0, list(range(1, 11)), True),
+                       ScheduledSeq(1, [7], 30, list(range(11, 19)), True),
+                       ScheduledSeq(2, list(range(16)), 4, list(range(19, 24)), True)])
+    meta = build_step_inputs(batch, BS, "cpu").metadata
+    assert meta.prefill_items.tolist() == [[0, 0], [0, 1], [0, 2], [1, 0], [2, 0]]
+    assert meta.prefill_items.dtype == torch.int32
+
+
+def test_token_padding_adds_one_inert_sequence_and_inert_work_items():
+    from hymt.engine.attention_metadata import INERT_QUERY_BLOCK
+
+    bufs = numpy_buffers()
+    layout = fill_step_inputs(mixed_batch(), BS, bufs, pad_tokens_to=16, pad_items_to=9, num_cols=8)
+    # 11 real tokens in 4 sequences, then a fifth sequence of 5 padding tokens
+    assert (layout.num_tokens, layout.num_seqs, layout.num_real_seqs, layout.num_items) == (16, 5, 4, 9)
+    assert not layout.is_decode_only and layout.num_sample == 3
+    assert bufs["input_ids"][11:16].tolist() == [0] * 5
+    assert bufs["positions"][11:16].tolist() == [0, 1, 2, 3, 4]
+    assert bufs["slot_mapping"][11:16].tolist() == [0] * 5  # the null block
+    assert bufs["query_start_loc"][:6].tolist() == [0, 1, 7, 10, 11, 16]
+    assert bufs["seq_lens"][:5].tolist() == [10, 6, 8, 4, 5]
+    assert not bufs["block_tables"][4 * 8 : 5 * 8].any()
+    items = bufs["prefill_items"][:18].reshape(9, 2).tolist()
+    assert items[:5] == [[0, 0], [1, 0], [2, 0], [3, 0], [4, 0]]
+    assert items[5:] == [[0, INERT_QUERY_BLOCK]] * 4
+    assert bufs["logits_indices"][:3].tolist() == [0, 6, 10]
+
+
+def test_token_padding_of_an_exact_fit_adds_no_sequence():
+    layout = fill_step_inputs(mixed_batch(), BS, numpy_buffers(), pad_tokens_to=11, pad_items_to=4)
+    assert (layout.num_tokens, layout.num_seqs, layout.num_items) == (11, 4, 4)
+
+
+def test_token_padding_smaller_than_the_batch_is_an_error():
+    with pytest.raises(ValueError, match="pad_tokens_to=8 is smaller than the batch"):
+        fill_step_inputs(mixed_batch(), BS, numpy_buffers(), pad_tokens_to=8)
+    with pytest.raises(ValueError, match="pad_items_to=3 is smaller than the work list"):
+        fill_step_inputs(mixed_batch(), BS, numpy_buffers(), pad_tokens_to=16, pad_items_to=3)

@@ -5,8 +5,8 @@ Paths, chosen by device:
   block table and attend its queries at positions seq_len - q_len .. seq_len - 1. Handles
   fresh prompts, prompts after a cached prefix, chunked prefill and decode alike.
 - CUDA + Triton: `paged_prefill` for any step with a query longer than one token (mixed
-  prefill + decode steps included), `paged_decode` (split-K, graph-capturable) for
-  decode-only steps.
+  prefill + decode steps included), `paged_decode` (split-K) for decode-only steps. Both
+  read their work from device tensors only, so both can be captured in CUDA graphs.
 Scores are scaled by 1/sqrt(head_dim) and softmaxed in fp32. The cache may be narrower than
 q (an fp8 cache, dtypes.kv_cache_dtype): K/V are cast to it when stored and widened back to
 fp32 when read, on both paths.
@@ -64,7 +64,7 @@ class Attention(nn.Module):
                 return ta.paged_decode(q, k_cache, v_cache, meta.seq_lens, meta.block_tables, self.scale)
             return ta.paged_prefill(
                 q, k_cache, v_cache, meta.query_start_loc, meta.seq_lens, meta.block_tables,
-                meta.max_query_len, self.scale,
+                meta.prefill_items, self.scale,
             )
         return paged_attention_torch(q, k_cache, v_cache, meta, self.scale)
 

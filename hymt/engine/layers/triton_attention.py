@@ -3,7 +3,9 @@
 Two kernels (both GQA-aware: one program serves a KV head and all its query heads, so each
 K/V tile is read once per group, not once per query head):
 - `paged_prefill`: packed variable-length causal attention; a sequence's queries may start
-  after a cached prefix (prefix cache, chunked prefill) and decode rows may ride along.
+  after a cached prefix (prefix cache, chunked prefill) and decode rows may ride along. Its
+  grid is the step's work list (AttentionMetadata.prefill_items), read on the device, so a
+  CUDA graph captured over a padded list serves any step of up to its token count.
 - `paged_decode`: one query per sequence, split-K over the context with a reduce kernel.
   Its grid depends only on the number of sequences and the block-table width, never on
   context lengths, and it syncs nothing with the host: safe to capture in a CUDA graph.
@@ -22,6 +24,7 @@ import torch
 import triton
 import triton.language as tl
 
+from hymt.engine.attention_metadata import PREFILL_QUERY_BLOCK
 from hymt.engine.layers.kernel_choice import next_pow2
 
 _LOG2E = 1.4426950408889634
@@ -38,16 +41,17 @@ def _kv_tile(cache_ptr, bt_row_ptr, n, n_mask, kvh, d, stride_b, stride_s, strid
 
 @triton.jit
 def _prefill_kernel(
-    q_ptr, k_cache_ptr, v_cache_ptr, out_ptr, qsl_ptr, seq_lens_ptr, bt_ptr,
+    q_ptr, k_cache_ptr, v_cache_ptr, out_ptr, qsl_ptr, seq_lens_ptr, bt_ptr, items_ptr,
     scale_log2,
     stride_qt, stride_qh, stride_ot, stride_oh,
     stride_kb, stride_ks, stride_kh, stride_vb, stride_vs, stride_vh, stride_bt,
     GROUP: tl.constexpr, GROUP_PAD: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_SIZE: tl.constexpr,
     BLOCK_Q: tl.constexpr, BLOCK_N: tl.constexpr, PRECISION: tl.constexpr,
 ):
-    seq = tl.program_id(0)
+    item = tl.program_id(0)
     kvh = tl.program_id(1)
-    qb = tl.program_id(2)
+    seq = tl.load(items_ptr + 2 * item)
+    qb = tl.load(items_ptr + 2 * item + 1)
     q_start = tl.load(qsl_ptr + seq)
     q_len = tl.load(qsl_ptr + seq + 1) - q_start
     if qb * BLOCK_Q >= q_len:
@@ -195,24 +199,27 @@ def _cache_strides(k_cache: torch.Tensor, v_cache: torch.Tensor) -> tuple[int, .
 
 def paged_prefill(
     q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, query_start_loc: torch.Tensor,
-    seq_lens: torch.Tensor, block_tables: torch.Tensor, max_query_len: int, scale: float,
-    *, block_q: int | None = None, block_n: int = 64,
+    seq_lens: torch.Tensor, block_tables: torch.Tensor, prefill_items: torch.Tensor, scale: float,
+    *, block_n: int = 64,
 ) -> torch.Tensor:
-    """q [T, H, D] packed by query_start_loc -> out [T, H, D]; K/V already in the cache."""
+    """q [T, H, D] packed by query_start_loc -> out [T, H, D]; K/V already in the cache.
+
+    prefill_items [num_items, 2] int32 (AttentionMetadata.prefill_items): one program per item
+    and KV head, so the grid follows the work list, never the host's view of query lengths.
+    """
     t, h, dim = q.shape
     kv = k_cache.shape[2]
     group = h // kv
     group_pad = next_pow2(group)
-    if block_q is None:
-        block_q = max(1, 64 // group_pad)
     out = torch.empty_like(q)
-    grid = (seq_lens.shape[0], kv, triton.cdiv(max(1, max_query_len), block_q))
+    grid = (prefill_items.shape[0], kv)
     _prefill_kernel[grid](
-        q, k_cache, v_cache, out, query_start_loc, seq_lens, block_tables, scale * _LOG2E,
+        q, k_cache, v_cache, out, query_start_loc, seq_lens, block_tables, prefill_items, scale * _LOG2E,
         q.stride(0), q.stride(1), out.stride(0), out.stride(1),
         *_cache_strides(k_cache, v_cache), block_tables.stride(0),
         GROUP=group, GROUP_PAD=group_pad, HEAD_DIM=dim, BLOCK_SIZE=k_cache.shape[1],
-        BLOCK_Q=block_q, BLOCK_N=block_n, PRECISION=_precision(q.dtype), num_warps=4, num_stages=2,
+        BLOCK_Q=PREFILL_QUERY_BLOCK, BLOCK_N=block_n, PRECISION=_precision(q.dtype),
+        num_warps=4 if group_pad <= 4 else 8, num_stages=2,
     )
     return out
 

@@ -42,10 +42,29 @@ def test_prefill_kernel_with_prefixes_and_decode_rows(dtype):
 
     q, kc, vc, meta = random_batch([(0, 9), (5, 3), (12, 1), (0, 1), (3, 20)], dtype)
     ref = paged_attention_torch(q.float(), kc.float(), vc.float(), meta, D**-0.5)
-    out = paged_prefill(q, kc, vc, meta.query_start_loc, meta.seq_lens, meta.block_tables, meta.max_query_len,
-                        D**-0.5, block_q=4, block_n=16)
+    out = paged_prefill(q, kc, vc, meta.query_start_loc, meta.seq_lens, meta.block_tables, meta.prefill_items,
+                        D**-0.5, block_n=16)
     assert out.dtype == dtype
     assert (out.float() - ref).abs().max().item() < (1e-5 if dtype == torch.float32 else 2e-3)
+
+
+def test_prefill_work_list_padded_with_inert_items_gives_the_same_output():
+    """A CUDA graph launches the kernel over a work list padded to a fixed length: the padding
+    items compute nothing and touch no output row."""
+    from hymt.engine.attention_metadata import INERT_QUERY_BLOCK
+    from hymt.engine.layers.triton_attention import paged_prefill
+
+    q, kc, vc, meta = random_batch([(0, 40), (7, 2), (3, 17)])
+    items = meta.prefill_items
+    assert items.tolist() == [[0, 0], [0, 1], [0, 2], [1, 0], [2, 0], [2, 1]]  # 16 queries an item
+    padded = torch.cat([items, torch.tensor([[0, INERT_QUERY_BLOCK]] * 5, dtype=items.dtype)])
+    exact = paged_prefill(q, kc, vc, meta.query_start_loc, meta.seq_lens, meta.block_tables, items, D**-0.5,
+                          block_n=16)
+    ref = paged_attention_torch(q, kc, vc, meta, D**-0.5)
+    out = paged_prefill(q, kc, vc, meta.query_start_loc, meta.seq_lens, meta.block_tables, padded, D**-0.5,
+                        block_n=16)
+    assert (exact - ref).abs().max().item() < 1e-5
+    assert torch.equal(out, exact)
 
 
 @pytest.mark.parametrize("splits", [1, 2, 4])

@@ -29,7 +29,8 @@ def variants():
     from hymt.engine.layers import triton_rotary as rot
 
     attn_ptrs = dict(q_ptr=BF16, k_cache_ptr=BF16, v_cache_ptr=BF16, out_ptr=BF16, qsl_ptr="*i32",
-                     seq_lens_ptr="*i32", bt_ptr="*i32", part_acc_ptr="*fp32", part_ml_ptr="*fp32")
+                     seq_lens_ptr="*i32", bt_ptr="*i32", items_ptr="*i32", part_acc_ptr="*fp32",
+                     part_ml_ptr="*fp32")
     for name, s in SHAPES.items():
         group = s["heads"] // s["kv"]
         yield f"prefill {name}", att._prefill_kernel, attn_ptrs, ("scale_log2",), dict(

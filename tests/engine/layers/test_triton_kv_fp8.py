@@ -105,8 +105,8 @@ def test_prefill_kernel_reads_an_fp8_cache(q_dtype):
     assert kc.dtype == FP8
     assert kc.float()[meta.block_tables[0, 0], 0, 0, :4].tolist() == [448.0, -448.0, 0.0, 2 * 2.0**-9]
     ref = paged_attention_torch(q.float(), kc, vc, meta, D**-0.5)  # the torch path on the same cache
-    out = paged_prefill(q, kc, vc, meta.query_start_loc, meta.seq_lens, meta.block_tables, meta.max_query_len,
-                        D**-0.5, block_q=4, block_n=16)
+    out = paged_prefill(q, kc, vc, meta.query_start_loc, meta.seq_lens, meta.block_tables, meta.prefill_items,
+                        D**-0.5, block_n=16)
     assert out.dtype == q_dtype
     assert (out.float() - ref).abs().max().item() < (1e-5 if q_dtype == torch.float32 else 2e-3)
 

@@ -34,7 +34,7 @@ class Runner:
     def __init__(self, model, seqs: dict[str, list[int]], num_blocks: int = 64, seed: int = 0):
         self.model, self.seqs = model, seqs
         self.caches = allocate_kv_cache(model, num_blocks, BLOCK, torch.float32, "cpu")
-        pool = list(range(num_blocks))
+        pool = list(range(1, num_blocks))  # block 0 is the null block, as in the engine
         random.Random(seed).shuffle(pool)
         self.tables = {s: [pool.pop() for _ in range(math.ceil(len(t) / BLOCK))] for s, t in seqs.items()}
         self.done = {s: 0 for s in seqs}
@@ -46,10 +46,10 @@ class Runner:
         self.tables[dst][:num_blocks] = self.tables[src][:num_blocks]
         self.done[dst] = num_blocks * BLOCK
 
-    def step(self, plan: list[tuple[str, int]]) -> AttentionMetadata:
+    def step(self, plan: list[tuple[str, int]], pad_tokens_to: int | None = None) -> AttentionMetadata:
         batch = StepBatch([ScheduledSeq(i, self.seqs[s][self.done[s] : self.done[s] + n], self.done[s],
                                         list(self.tables[s]), True) for i, (s, n) in enumerate(plan)])
-        inputs = build_step_inputs(batch, BLOCK, "cpu", all_logits=True)
+        inputs = build_step_inputs(batch, BLOCK, "cpu", all_logits=True, pad_tokens_to=pad_tokens_to)
         meta = inputs.metadata
         with torch.no_grad():
             hidden = self.model(inputs.input_ids, meta, self.caches)
@@ -70,6 +70,15 @@ def mixed_schedule(runner: Runner) -> None:
     runner.step([("a", 1), ("b", 1), ("c", 3)])
     for _ in range(4):
         runner.step([("a", 1), ("b", 1), ("c", 1)])
+
+
+def padded_schedule(runner: Runner) -> None:
+    """mixed_schedule with every step padded to the next step-graph size (cuda_graph.py)."""
+    for plan, size in (([("a", 10), ("b", 5)], 16), ([("a", 7), ("b", 8), ("c", 21)], 64),
+                       ([("a", 1), ("b", 1), ("c", 3)], 16)):
+        runner.step(plan, pad_tokens_to=size)
+    for _ in range(4):
+        runner.step([("a", 1), ("b", 1), ("c", 1)], pad_tokens_to=16)
 
 
 def make_seqs(vocab: int, seed: int = 1) -> dict[str, list[int]]:
@@ -126,6 +135,25 @@ def test_padding_rows_of_a_decode_step_are_inert(hf_checkpoint):
         assert changed == written  # only the real rows' blocks changed
 
 
+def test_padding_tokens_of_a_step_graph_are_inert(hf_checkpoint):
+    """Steps padded to a step graph's token count (one padding sequence over the null block)
+    give transformers' logits, and leave every cache block but the null block as unpadded
+    steps leave it."""
+    path, hf = hf_checkpoint("hy-mt-1.8b")
+    model = load_model(path, "cpu", torch.float32)
+    seqs = make_seqs(model.vocab_size)
+    plain, padded = Runner(model, seqs), Runner(model, seqs)
+    mixed_schedule(plain)
+    padded_schedule(padded)
+    for s, ids in seqs.items():
+        assert (padded.result(s) - hf_logits(hf, ids)).abs().max().item() < TOL, s
+    for (k_plain, v_plain), (k_pad, v_pad) in zip(plain.caches, padded.caches):
+        # Padded GEMMs may round differently in the last bit: close, not equal.
+        torch.testing.assert_close(k_pad[1:], k_plain[1:], rtol=1e-5, atol=1e-5)
+        torch.testing.assert_close(v_pad[1:], v_plain[1:], rtol=1e-5, atol=1e-5)
+        assert k_plain[0].abs().sum() == 0 and k_pad[0].abs().sum() > 0  # the padding wrote its K/V there
+
+
 def _pad_decode(meta: AttentionMetadata, extra: int) -> AttentionMetadata:
     n = meta.seq_lens.shape[0]
     return AttentionMetadata(
@@ -136,6 +164,7 @@ def _pad_decode(meta: AttentionMetadata, extra: int) -> AttentionMetadata:
         block_tables=torch.cat([meta.block_tables, torch.zeros(extra, meta.block_tables.shape[1], dtype=torch.int32)]),
         max_query_len=1, max_seq_len=meta.max_seq_len, is_decode_only=True,
         logits_indices=torch.arange(n + extra),
+        prefill_items=torch.stack([torch.arange(n + extra), torch.zeros(n + extra, dtype=torch.int64)], 1).int(),
     )
 
 

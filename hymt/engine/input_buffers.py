@@ -83,7 +83,8 @@ class InputBuffers:
         return metadata_view(self.dev, layout)
 
     def fill(self, batch: StepBatch, block_size: int, *, pad_to: int | None = None,
+             pad_tokens_to: int | None = None, pad_items_to: int | None = None,
              num_cols: int | None = None, max_seq_len: int | None = None) -> StepLayout:
         """Write `batch` into the host buffers; see fill_step_inputs."""
-        return fill_step_inputs(batch, block_size, self.np, pad_to=pad_to, num_cols=num_cols,
-                                max_seq_len=max_seq_len)
+        return fill_step_inputs(batch, block_size, self.np, pad_to=pad_to, pad_tokens_to=pad_tokens_to,
+                                pad_items_to=pad_items_to, num_cols=num_cols, max_seq_len=max_seq_len)

@@ -1,0 +1,77 @@
+"""Which kernel runs a projection at one to four rows: cuBLAS or the Triton GEMV.
+
+Decided once at start-up, before the CUDA graphs are captured, by timing both on the
+model's own weight shapes on the device at hand (the winner differs by shape and by card:
+docs/reference/engine.md §3.5). Each plain `Linear` then carries `gemv_rows`: the largest
+row count up to which the Triton GEMV was faster at every row count it was timed at.
+"""
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+
+import torch
+from torch import nn
+
+from hymt.engine.layers.linear import Linear
+
+log = logging.getLogger(__name__)
+
+ROW_COUNTS = (1, 2, 4)
+# The GEMV must win by this much: timings of ~10 us kernels wobble by a few percent.
+MIN_GAIN = 0.05
+_CALLS_PER_GRAPH = 20
+
+
+def choose_gemv_kernels(model: nn.Module) -> dict[tuple[int, int], int]:
+    """Set `gemv_rows` on every plain Linear of `model` (CUDA, 16-bit weights); returns
+    {(out_features, in_features): gemv_rows} for the log and tests."""
+    from hymt.engine.layers.triton_gemv import gemv_triton
+
+    layers = [m for m in model.modules() if isinstance(m, Linear) and _eligible(m.weight)]
+    choice: dict[tuple[int, int], int] = {}
+    for layer in layers:
+        shape = (layer.out_features, layer.in_features)
+        if shape not in choice:
+            choice[shape], timings = _gemv_rows(layer, gemv_triton)
+            log.info("weight %dx%d: Triton GEMV up to %d rows; us per call (cuBLAS / Triton) %s", *shape,
+                     choice[shape], ", ".join(f"{m} rows {c:.1f} / {t:.1f}" for m, c, t in timings))
+        layer.gemv_rows = choice[shape]
+    return choice
+
+
+def _eligible(weight: torch.Tensor) -> bool:
+    return weight.is_cuda and weight.dtype in (torch.bfloat16, torch.float16) and weight.stride(-1) == 1
+
+
+def _gemv_rows(layer: Linear, gemv: Callable[..., torch.Tensor]) -> tuple[int, list[tuple[int, float, float]]]:
+    """(gemv_rows, [(rows, cuBLAS us, Triton us) for each row count timed])."""
+    rows, timings = 0, []
+    for m in ROW_COUNTS:
+        x = torch.randn(m, layer.in_features, device=layer.weight.device, dtype=layer.weight.dtype)
+        cublas = _time_us(functools.partial(torch.nn.functional.linear, x, layer.weight, layer.bias))
+        triton = _time_us(functools.partial(gemv, x, layer.weight, layer.bias))
+        timings.append((m, cublas, triton))
+        if triton > cublas * (1 - MIN_GAIN):
+            break
+        rows = m
+    return rows, timings
+
+
+def _time_us(call: Callable[[], torch.Tensor]) -> float:
+    """Microseconds per call, replayed from a CUDA graph so launch costs do not count."""
+    call()  # compile / pick kernels outside the capture
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(_CALLS_PER_GRAPH):
+            call()
+    graph.replay()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(5):
+        graph.replay()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) * 1000 / (5 * _CALLS_PER_GRAPH)

@@ -219,11 +219,11 @@ def format_peer_table(peer: PeerResults, hymt: tuple[HymtRow, ...], quantization
     levels = sorted({row.concurrency for row in peer.rows} | set(by_concurrency))
     lines = [f"peer: {peer.llamacpp_version} on {peer.device}; {peer.workload}",
              f"('hymt is' = hymt {label} req/s / peer req/s, against the {matching or 'no GGUF type'} rows)",
-             f"{'c':>4}  {'who':<34}  {'req/s':>9}  {'out tok/s':>10}  {'p50 ms':>8}  {'ttft ms':>8}  {'hymt is':>7}"]
+             f"{'c':>4}  {'who':<40}  {'req/s':>9}  {'out tok/s':>10}  {'p50 ms':>8}  {'ttft ms':>8}  {'hymt is':>7}"]
     for level in levels:
         ours = by_concurrency.get(level)
         if ours is not None:
-            lines.append(f"{level:>4}  {f'hymt {label} ({ours.source})':<34.34}  "
+            lines.append(f"{level:>4}  {f'hymt {label} ({ours.source})':<40}  "
                          f"{ours.requests_per_s:>9.2f}  {ours.output_tokens_per_s:>10.0f}  "
                          f"{_ms(ours.latency_ms_p50):>8}  {'-':>8}  {'':>7}")
         peers = sorted((r for r in peer.rows if r.concurrency == level),
@@ -231,7 +231,7 @@ def format_peer_table(peer: PeerResults, hymt: tuple[HymtRow, ...], quantization
         for row in peers:
             ratio = (f"{ours.requests_per_s / row.requests_per_s:.2f}x"
                      if ours is not None and row.quant == matching and row.requests_per_s > 0 else "")
-            lines.append(f"{level:>4}  {row.tool + ' ' + row.quant:<34}  {row.requests_per_s:>9.2f}  "
+            lines.append(f"{level:>4}  {row.tool + ' ' + row.quant:<40}  {row.requests_per_s:>9.2f}  "
                          f"{row.output_tokens_per_s:>10.0f}  {row.latency_ms_p50:>8.1f}  "
                          f"{_ms(row.ttft_ms_p50):>8}  {ratio:>7}")
     return lines

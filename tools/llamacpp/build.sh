@@ -16,7 +16,9 @@ source "${HERE}/pin.sh"
 
 mode="${1:-}"
 case "${mode}" in
-    cuda) backend_flags=(-DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90) ;;
+    # One GPU: no NCCL. Flash-attention kernels, CUDA graphs and the rest stay at
+    # llama.cpp's defaults (GGML_CUDA_FA=ON, GGML_CUDA_GRAPHS=ON).
+    cuda) backend_flags=(-DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DGGML_CUDA_NCCL=OFF) ;;
     cpu) backend_flags=(-DGGML_CUDA=OFF) ;;
     *) echo "usage: $0 cuda|cpu" >&2; exit 2 ;;
 esac

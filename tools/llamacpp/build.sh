@@ -5,7 +5,9 @@
 # Usage: tools/llamacpp/build.sh cuda|cpu
 #   cuda  CUDA backend for sm_90 (H100), llama.cpp's default flash-attention kernels
 #   cpu   CPU backend only (for checking the recipe on a machine without a GPU)
-# Env:   JOBS (default: all cores), PEER_DIR (default: <repo>/.peer)
+# Env:   JOBS (default: all cores), PEER_DIR (default: <repo>/.peer),
+#        PEER_CMAKE_ARGS extra configure flags, e.g. -DCUDAToolkit_ROOT=/usr/local/cuda when
+#        CMake does not find the toolkit (cuBLAS headers and libraries) next to nvcc
 # Prints the binary folder on its last line.  Idempotent: when the three
 # binaries exist it builds nothing; an interrupted build resumes where it stopped.
 set -euo pipefail
@@ -44,6 +46,10 @@ if [[ ! -f "${SRC}/PEER_SOURCE.txt" ]]; then
     tar -xJf "${ARCHIVE}" -C "${PEER_DIR}"
 fi
 
+if [[ "${mode}" == cuda ]]; then
+    command -v nvcc >/dev/null || { echo "nvcc is not on PATH" >&2; exit 1; }
+    echo "nvcc: $(command -v nvcc), $(nvcc --version | tail -n 1)" >&2
+fi
 if [[ ! -f "${BUILD}/build.ninja" ]]; then
     # No tests, examples, app, web UI, HTTPS or prebuilt-UI download: nothing
     # the benchmark uses, and the GPU machine has no network.
@@ -55,7 +61,7 @@ if [[ ! -f "${BUILD}/build.ninja" ]]; then
         -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF \
         -DLLAMA_OPENSSL=OFF \
         -DLLAMA_BUILD_NUMBER=0 -DLLAMA_BUILD_COMMIT="${LLAMACPP_COMMIT:0:10}" \
-        "${backend_flags[@]}"
+        "${backend_flags[@]}" ${PEER_CMAKE_ARGS:-}
 fi
 cmake --build "${BUILD}" --parallel "${JOBS}" --target "${TARGETS[@]}"
 

@@ -57,7 +57,7 @@ printf '%s\n' "llama-cpp-python ${LLAMA_CPP_PYTHON_VERSION}" \
     "llama.cpp commit ${LLAMACPP_COMMIT}" "trimmed by tools/llamacpp/fetch_source.sh" \
     > "${src}/PEER_SOURCE.txt"
 
-tar -C "$(dirname "${src}")" --sort=name --owner=0 --group=0 --numeric-owner \
-    -cf - llama.cpp | xz -9e -T0 > "${ARCHIVE}.tmp"
+tar -C "$(dirname "${src}")" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 \
+    -cf - llama.cpp | xz -9e -T1 > "${ARCHIVE}.tmp"
 mv "${ARCHIVE}.tmp" "${ARCHIVE}"
 du -h "${ARCHIVE}"

@@ -15,6 +15,7 @@
 #   PEER_TOOLS           default llama-batched-bench,llama-server
 #   PEER_GPU_LAYERS      -ngl (default all)
 #   JOBS                 build parallelism (default: all cores)
+#   PEER_CMAKE_ARGS      extra CMake configure flags (see build.sh)
 # Every step skips work already done (built binaries, existing GGUF files), so a run cut
 # short by a time limit continues where it stopped when started again.
 set -euo pipefail

@@ -1,7 +1,7 @@
 """The compact text report `hymt bench` prints at the end (the summary to read after a GPU run)."""
 from __future__ import annotations
 
-from hymt.bench.peer import format_peer_table, hymt_rows
+from hymt.bench.peer import PeerResults, format_peer_table, hymt_rows
 from hymt.bench.results import BenchResult, EnvInfo, LatencyResult, ServerLoadResult, ThroughputResult
 
 GB = 1e9
@@ -84,7 +84,7 @@ def format_bench(result: BenchResult) -> str:
     lines.append("")
     lines += _memory_lines(result)
     if result.peer is not None:
-        lines += ["", *_peer_lines(result)]
+        lines += ["", *_peer_lines(result, result.peer)]
     notes = [f"  {r.name}: {r.note}" for r in (result.native, *extra, *result.baselines) if r.note]
     if notes:
         lines += ["notes:", *notes]
@@ -92,11 +92,10 @@ def format_bench(result: BenchResult) -> str:
     return "\n".join(lines)
 
 
-def _peer_lines(result: BenchResult) -> list[str]:
+def _peer_lines(result: BenchResult, peer: PeerResults) -> list[str]:
     """llama.cpp's rows beside hymt's at each concurrency (batch 1, then each closed-loop run)."""
-    assert result.peer is not None
     ours = hymt_rows(result.native_latency, result.closed_loop, tuple(result.options["workload"]["closed_loop"]))
-    return format_peer_table(result.peer, ours, result.options["engine"].get("quantization"), result.dtype)
+    return format_peer_table(peer, ours, result.options["engine"].get("quantization"), result.dtype)
 
 
 def format_server_load(result: ServerLoadResult) -> str:

@@ -97,6 +97,11 @@ def command_line(args: argparse.Namespace) -> str:
 
 def run(args: argparse.Namespace) -> int:
     command = command_line(args)
+    if args.peer_results and (args.server or args.compare_quantization):
+        from hymt.errors import InvalidInputError
+
+        raise InvalidInputError("--peer-results goes with an offline run, not with --server or "
+                                "--compare-quantization", field="peer_results")
     if args.server:
         return _run_server(args, command)
     return _run_offline(args, command)

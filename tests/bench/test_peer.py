@@ -166,3 +166,13 @@ def test_hymt_bench_refuses_a_bad_peer_file_before_running(tmp_path, capsys):
                  str(tmp_path / "peer.json")])
     assert code != 0
     assert "peer results: rows must be a list" in capsys.readouterr().err
+
+
+def test_peer_results_only_go_with_an_offline_run(tmp_path, capsys):
+    peer_path = tmp_path / "peer.json"
+    _results().write_json(peer_path)
+    for flags in (["--server", "http://127.0.0.1:9"], ["--compare-quantization", "int8"]):
+        code = main(["bench", "--random-weights", "--family", "HY-MT1.5-1.8B", *flags, "--peer-results",
+                     str(peer_path)])
+        assert code != 0
+        assert "--peer-results goes with an offline run" in capsys.readouterr().err

@@ -1,6 +1,7 @@
 """The compact text report `hymt bench` prints at the end (the summary to read after a GPU run)."""
 from __future__ import annotations
 
+from hymt.bench.peer import PeerResults, format_peer_table, hymt_rows
 from hymt.bench.results import BenchResult, EnvInfo, LatencyResult, ServerLoadResult, ThroughputResult
 
 GB = 1e9
@@ -74,7 +75,7 @@ def format_bench(result: BenchResult) -> str:
              f"model: {result.model}; native engine ready in {result.load_s:.1f} s",
              f"workload: {w['num_requests']} requests, prompts {w['prompt_len_min']}-{w['prompt_len_max']} tokens, "
              f"{w['output_len']} answer tokens forced (ignore_eos), greedy, seed {w['seed']}", ""]
-    extra = (result.closed_loop,) if result.closed_loop else ()
+    extra = result.closed_loop
     lines += _throughput_rows(result.native, extra + result.baselines, result.ratios)
     lines.append("")
     lines += _latency_rows([result.native_latency] + ([result.baseline_latency] if result.baseline_latency else []))
@@ -82,11 +83,19 @@ def format_bench(result: BenchResult) -> str:
         lines.append(f"native batch-1 total latency is {result.ratios['latency_p50']:.1f}x lower (p50)")
     lines.append("")
     lines += _memory_lines(result)
+    if result.peer is not None:
+        lines += ["", *_peer_lines(result, result.peer)]
     notes = [f"  {r.name}: {r.note}" for r in (result.native, *extra, *result.baselines) if r.note]
     if notes:
         lines += ["notes:", *notes]
     lines += [f"skipped: {s}" for s in result.skipped]
     return "\n".join(lines)
+
+
+def _peer_lines(result: BenchResult, peer: PeerResults) -> list[str]:
+    """llama.cpp's rows beside hymt's at each concurrency (batch 1, then each closed-loop run)."""
+    ours = hymt_rows(result.native_latency, result.closed_loop, tuple(result.options["workload"]["closed_loop"]))
+    return format_peer_table(peer, ours, result.options["engine"].get("quantization"), result.dtype)
 
 
 def format_server_load(result: ServerLoadResult) -> str:

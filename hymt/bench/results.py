@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from hymt.bench.peer import PeerResults
+
 
 def percentile(values: list[float], q: float) -> float:
     """The q-th percentile (0-100) with linear interpolation; NaN for no values."""
@@ -124,12 +126,15 @@ class BenchResult:
         model: what was loaded ("random weights, HY-MT1.5-1.8B shape" or the checkpoint dir).
         load_s: seconds to build the native engine (weights, profiling, graph capture).
         native / native_latency / memory: the native engine's figures.
-        closed_loop: the native engine with `workload.closed_loop` requests in flight, or None.
+        closed_loop: the native engine with N requests in flight, one run per N of
+            `workload.closed_loop`, in that order.
         baselines: transformers runs, same weights, same process.
         baseline_latency: transformers generate() at batch 1, one request after another.
         skipped: lines saying what could not run and why.
         ratios: native / baseline requests/s per baseline name, plus "latency_p50" =
             transformers total p50 / native total p50.
+        peer: llama.cpp's rows on the same workload (`--peer-results`), or None.
+        dtype: the native engine's model dtype ("bfloat16", "float32", ...).
     """
 
     env: EnvInfo
@@ -143,7 +148,9 @@ class BenchResult:
     baseline_latency: LatencyResult | None = None
     skipped: tuple[str, ...] = ()
     ratios: dict[str, float] = field(default_factory=dict)
-    closed_loop: ThroughputResult | None = None
+    closed_loop: tuple[ThroughputResult, ...] = ()
+    peer: PeerResults | None = None
+    dtype: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

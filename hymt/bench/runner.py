@@ -84,11 +84,12 @@ def run_bench(options: BenchOptions, *, command: str = "", progress=None) -> Ben
     native, _ = run_offline(engine, prompts, params, "native",
                             note=f"all submitted at once, after a {options.warmup_requests}-request warm-up")
     say(f"native: {native.requests_per_s:.1f} req/s, {native.output_tokens_per_s:.0f} output tok/s")
-    closed = None
-    if workload.closed_loop:
-        closed = run_closed_loop(engine, workload.closed_loop_prompts(vocab), params, workload.closed_loop,
-                                 f"native, {workload.closed_loop} in flight")
-        say(f"{closed.name}: {closed.requests_per_s:.1f} req/s")
+    closed = []
+    for index, in_flight in enumerate(workload.closed_loop):
+        run = run_closed_loop(engine, workload.closed_loop_prompts(vocab, index), params, in_flight,
+                              f"native, {in_flight} in flight")
+        say(f"{run.name}: {run.requests_per_s:.1f} req/s")
+        closed.append(run)
     native_latency, _ = run_latency(engine, workload.latency_prompts(vocab), params, "native")
     say(f"native batch 1: total p50 {native_latency.total_ms_p50:.1f} ms")
     memory = _memory(engine, device)
@@ -103,7 +104,7 @@ def run_bench(options: BenchOptions, *, command: str = "", progress=None) -> Ben
     return BenchResult(
         env=env_info(command, device), options=options.to_dict(), model=description, load_s=load_s, native=native,
         native_latency=native_latency, memory=memory, baselines=runs.throughput, baseline_latency=runs.latency,
-        skipped=runs.skipped, ratios=ratios, closed_loop=closed,
+        skipped=runs.skipped, ratios=ratios, closed_loop=tuple(closed), dtype=str(dtype).removeprefix("torch."),
     )
 
 

@@ -24,9 +24,9 @@ class Workload:
         output_len: tokens every answer is forced to (ignore_eos).
         batch1_requests: single requests of the latency run (one warm-up request before them).
         seed: seed of the prompt generator (the same seed gives the same prompts).
-        closed_loop: also run the prompts with this many requests in flight, the next one
-            submitted as each finishes (the arrival pattern of that many server clients);
-            0: no such run.
+        closed_loop: for each number N here, also run the prompts with N requests in flight,
+            the next one submitted as each finishes (the arrival pattern of N server clients);
+            empty: no such run.
     """
 
     num_requests: int = 2000
@@ -35,15 +35,19 @@ class Workload:
     output_len: int = 32
     batch1_requests: int = 20
     seed: int = 0
-    closed_loop: int = 0
+    closed_loop: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         for name in ("num_requests", "prompt_len_min", "output_len", "batch1_requests"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:
                 raise InvalidInputError(f"{name} must be a positive integer, got {value!r}", field=name)
-        if not isinstance(self.closed_loop, int) or self.closed_loop < 0:
-            raise InvalidInputError(f"closed_loop must be an integer >= 0, got {self.closed_loop!r}",
+        if not isinstance(self.closed_loop, tuple) or not all(
+                isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in self.closed_loop):
+            raise InvalidInputError(f"closed_loop must be a tuple of positive integers, got {self.closed_loop!r}",
+                                    field="closed_loop")
+        if len(set(self.closed_loop)) != len(self.closed_loop):
+            raise InvalidInputError(f"closed_loop lists a concurrency twice: {self.closed_loop!r}",
                                     field="closed_loop")
         if self.prompt_len_max < self.prompt_len_min:
             raise InvalidInputError(
@@ -65,15 +69,28 @@ class Workload:
         it computed, and a timed prompt it had seen would skip its prefill."""
         return random_prompts(count, self.prompt_len_min, self.prompt_len_max, vocab_size, self.seed + 2)
 
-    def closed_loop_prompts(self, vocab_size: int) -> list[list[int]]:
-        """The closed-loop run's `num_requests` prompts, drawn apart from `prompts` (see above)."""
+    def closed_loop_prompts(self, vocab_size: int, index: int = 0) -> list[list[int]]:
+        """The `num_requests` prompts of closed-loop run `index` (of `closed_loop`), drawn apart
+        from `prompts` and from the other closed-loop runs' (see above)."""
         return random_prompts(self.num_requests, self.prompt_len_min, self.prompt_len_max, vocab_size,
-                              self.seed + 3)
+                              self.seed + 3 + index)
 
     def latency_prompts(self, vocab_size: int) -> list[list[int]]:
         """`batch1_requests` + 1 prompts (the first is the warm-up), drawn apart from `prompts`."""
         return random_prompts(self.batch1_requests + 1, self.prompt_len_min, self.prompt_len_max, vocab_size,
                               self.seed + 1)
+
+
+def parse_concurrency_list(text: str) -> tuple[int, ...]:
+    """'32,256' -> (32, 256): the numbers of requests in flight of the closed-loop runs; '0' or
+    '' -> () (no closed-loop run)."""
+    parts = [part.strip() for part in text.split(",") if part.strip()]
+    try:
+        values = tuple(int(part) for part in parts)
+    except ValueError as exc:
+        raise InvalidInputError(f"--closed-loop takes a comma list of positive integers, e.g. 32,256; got {text!r}",
+                                field="closed_loop") from exc
+    return () if values == (0,) else values
 
 
 def random_prompts(count: int, len_min: int, len_max: int, vocab_size: int, seed: int) -> list[list[int]]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from hymt.engine.config import KV_CACHE_DTYPE_CHOICES, QUANTIZATION_CHOICES
@@ -37,9 +38,9 @@ def register(subparsers) -> None:
     w.add_argument("--batch1-requests", type=int, default=20, help="single requests of the latency run")
     w.add_argument("--warmup-requests", type=int, default=256, help="untimed native requests first")
     w.add_argument("--seed", type=int, default=0, help="prompt generator and engine seed")
-    w.add_argument("--closed-loop", type=int, default=0, metavar="N",
+    w.add_argument("--closed-loop", default="", metavar="N[,N...]",
                    help="also run with N requests in flight, the next submitted as each finishes (as N "
-                        "server clients do)")
+                        "server clients do); a comma list (e.g. 32,256) runs each in turn")
     e = p.add_argument_group("native engine")
     e.add_argument("--device")
     e.add_argument("--dtype", choices=DTYPE_CHOICES,
@@ -77,6 +78,9 @@ def register(subparsers) -> None:
                    help="load-generator processes (default 0: one per 64 clients, at most half the cores)")
     s.add_argument("--time-limit", type=float, default=600.0, help="seconds; no new request after it")
     s.add_argument("--timeout", type=float, default=120.0, help="per-request seconds")
+    p.add_argument("--peer-results", metavar="PATH",
+                   help="llama.cpp rows written by tools/llamacpp/run_peer.py, printed beside hymt's "
+                        "(batch 1 and each --closed-loop concurrency) and kept in the JSON")
     p.add_argument("--json", metavar="PATH", help="write the full results as JSON")
     p.set_defaults(func=run)
     _DEFAULTS.update(vars(p.parse_args([])))
@@ -99,6 +103,11 @@ def command_line(args: argparse.Namespace) -> str:
 
 def run(args: argparse.Namespace) -> int:
     command = command_line(args)
+    if args.peer_results and (args.server or args.compare_quantization):
+        from hymt.errors import InvalidInputError
+
+        raise InvalidInputError("--peer-results goes with an offline run, not with --server or "
+                                "--compare-quantization", field="peer_results")
     if args.server:
         return _run_server(args, command)
     return _run_offline(args, command)
@@ -106,14 +115,16 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_offline(args: argparse.Namespace, command: str) -> int:
     from hymt.bench.options import BenchOptions
+    from hymt.bench.peer import read_peer_results
     from hymt.bench.report import format_bench
     from hymt.bench.runner import run_bench
-    from hymt.bench.workload import Workload
+    from hymt.bench.workload import Workload, parse_concurrency_list
 
+    peer = read_peer_results(args.peer_results) if args.peer_results else None  # a bad file fails before the run
     workload = Workload(
         num_requests=args.num_requests if args.num_requests is not None else 2000,
         prompt_len_min=args.prompt_len_min, prompt_len_max=args.prompt_len_max, output_len=args.output_len,
-        batch1_requests=args.batch1_requests, seed=args.seed, closed_loop=args.closed_loop,
+        batch1_requests=args.batch1_requests, seed=args.seed, closed_loop=parse_concurrency_list(args.closed_loop),
     )
     engine = {name: getattr(args, name) for name in ENGINE_FLAGS if getattr(args, name) is not None}
     options = BenchOptions(
@@ -124,7 +135,7 @@ def _run_offline(args: argparse.Namespace, command: str) -> int:
     )
     if args.compare_quantization:
         return _run_quant_compare(args, options, command)
-    result = run_bench(options, command=command)
+    result = replace(run_bench(options, command=command), peer=peer)
     if args.json:
         result.write_json(args.json)
     print(format_bench(result))

@@ -79,13 +79,13 @@ def test_offline_bench_with_transformers_baselines_writes_every_field(model_dir,
 def test_offline_bench_without_baseline(model_dir, tmp_path, capsys):
     data = _bench_json(model_dir, tmp_path)
     assert data["baselines"] == [] and data["ratios"] == {} and data["baseline_latency"] is None
-    assert data["closed_loop"] is None
+    assert data["closed_loop"] == []
     assert_filled(data["native"], "native")
 
 
 def test_closed_loop_run_is_reported_beside_the_all_at_once_run(model_dir, tmp_path, capsys):
     data = _bench_json(model_dir, tmp_path, "--closed-loop", "3")
-    closed = data["closed_loop"]
+    [closed] = data["closed_loop"]
     assert_filled(closed, "closed_loop")
     assert closed["name"] == "native, 3 in flight" and closed["num_requests"] == data["native"]["num_requests"]
     assert "native, 3 in flight" in capsys.readouterr().out

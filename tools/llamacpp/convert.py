@@ -23,8 +23,9 @@ The weights, vocabulary size and every shape come from the checkpoint unchanged.
 """
 from __future__ import annotations
 
+import os
 import argparse
-import importlib
+import importlib.util
 import json
 import subprocess
 import sys
@@ -32,7 +33,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_SRC = ROOT / ".peer" / "llama.cpp"
+DEFAULT_SRC = Path(os.environ.get("PEER_DIR", ROOT / ".peer")) / "llama.cpp"
 #: GGUF file stem -> llama-quantize type; the F16 file is the converter's own output.
 QUANTS = {"q8_0": "Q8_0", "q4_k_m": "Q4_K_M"}
 #: Modules the converter imports for a HunYuan dense checkpoint (yaml: gguf-py's metadata).

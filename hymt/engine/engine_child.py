@@ -111,6 +111,7 @@ class ChildLoop:
         self.engine = engine
         self.clients: dict[int, _Client] = {}
         self.final_only: set[str] = set()  # engine ids of requests whose per-step outputs are not sent
+        self.owners: dict[str, tuple[int, str]] = {}  # engine id -> (client, its id): no parsing per output
         self.inbox: queue.SimpleQueue[tuple[int, _Event]] = queue.SimpleQueue()
         self._ids = itertools.count(OWNER + 1)
         self._join(OWNER, conn)
@@ -182,8 +183,7 @@ class ChildLoop:
         if isinstance(command, AbortRequest):
             if command.request_id in client.requests:
                 client.requests.discard(command.request_id)
-                self.engine.abort(eid)
-                self.final_only.discard(eid)
+                self._forget(eid)
             return
         try:
             self.engine.add_request(command.prompt_token_ids, command.params, request_id=eid,
@@ -192,6 +192,7 @@ class ChildLoop:
             client.rejected.append(Rejection(command.request_id, picklable(exc)))
             return
         client.requests.add(command.request_id)
+        self.owners[eid] = (cid, command.request_id)
         if command.final_only:
             self.final_only.add(eid)
 
@@ -201,11 +202,15 @@ class ChildLoop:
         if client is None:
             return
         for rid in client.requests:
-            eid = f"{cid}:{rid}"
-            self.engine.abort(eid)
-            self.final_only.discard(eid)
+            self._forget(f"{cid}:{rid}")
         client.conn.close()
         log.info("engine client %d left; %d requests aborted", cid, len(client.requests))
+
+    def _forget(self, eid: str) -> None:
+        """Abort a request in the engine and drop what the loop keeps of it."""
+        self.engine.abort(eid)
+        self.final_only.discard(eid)
+        self.owners.pop(eid, None)
 
     def _step(self) -> None:
         try:
@@ -224,13 +229,13 @@ class ChildLoop:
                 new = list(o.token_ids)
             else:
                 new = list(o.new_token_ids)
-            head, _, rid = eid.partition(":")
-            cid = int(head)
-            client = self.clients.get(cid)
-            if client is None:
+            owner = self.owners.get(eid)
+            if owner is None:  # its client left
                 continue
+            cid, rid = owner
             if o.finished:
-                client.requests.discard(rid)
+                del self.owners[eid]
+                self.clients[cid].requests.discard(rid)
             progress.setdefault(cid, []).append((rid, new, o.finish_reason if o.finished else None,
                                                  o.arrival_time, o.first_token_time, o.finish_time))
         self._report(progress, self._stats(), stepped=True)

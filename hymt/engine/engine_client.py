@@ -17,6 +17,7 @@ from collections.abc import Callable
 from multiprocessing.connection import Client, Connection
 
 from hymt.engine.engine_connection import EngineConnection
+from hymt.engine.interface import EngineStats
 from hymt.engine.process_messages import ChildMessage, EngineAddress, Started
 from hymt.errors import EngineError, ModelLoadError
 
@@ -55,6 +56,13 @@ class EngineClient(EngineConnection):
     def pid(self) -> int | None:
         """The engine child's process id while the connection to it stands."""
         return self.engine_pid if self._read_waiting() else None
+
+    def fresh_stats(self) -> EngineStats:
+        """The engine's counters, at most one call old even while this client has nothing in
+        flight (other clients' requests change them; no report of theirs reaches this one)."""
+        self._read_waiting()
+        self._ask_for_stats()
+        return self._stats
 
     def close(self) -> None:
         """Closes the connection: the child aborts this client's requests."""

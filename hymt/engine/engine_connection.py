@@ -55,6 +55,8 @@ class EngineConnection(Engine):
         # stats() reads waits in _pending for step(): no output is lost.
         self._reading = threading.Lock()
         self._pending: deque[StepReport] = deque()
+        self._sending = threading.Lock()  # the loop thread's commands; another thread's stats request
+        self._stats_asked = False
         self.backend = started.backend
         self.stop_token_ids = started.stop_token_ids
         #: The child's device ("cuda:0"); device_name() says the same.
@@ -123,13 +125,26 @@ class EngineConnection(Engine):
         try:
             while self._lost is None and self._conn.poll():
                 report: StepReport = self._conn.recv()
-                self._pending.append(report)
-                self._stats = report.stats
+                self._stats, self._stats_asked = report.stats, False
+                if report.request_ids or report.rejected or report.step_error is not None:
+                    self._pending.append(report)  # for step(); one of counters only has served
         except (EOFError, OSError) as exc:
             self._lost = repr(exc)  # step() reports it
         finally:
             self._reading.release()
         return self._lost is None
+
+    def _ask_for_stats(self) -> None:
+        """Ask the child for a report of fresh counters (an empty Commands), which a later
+        stats() reads: with nothing in flight no step reports them. From any thread."""
+        if self._stats_asked or self._inflight or self._dead is not None or self._closed:
+            return
+        self._stats_asked = True
+        try:
+            with self._sending:
+                self._conn.send(Commands(()))
+        except (OSError, ValueError):
+            pass  # the next step or stats() sees the connection lost
 
     def _death_cause(self, error: str) -> str:
         """Why the connection ended, for the error every later call raises."""
@@ -156,7 +171,8 @@ class EngineConnection(Engine):
 
     def _send(self, message: ParentMessage) -> None:
         try:
-            self._conn.send(message)
+            with self._sending:
+                self._conn.send(message)
         except (OSError, ValueError) as exc:
             self._died(f"could not reach it ({exc!r})")
 

@@ -117,7 +117,8 @@ Command = AddRequest | AbortRequest
 
 @dataclass(frozen=True)
 class Commands:
-    """Commands buffered since the last send, in the order they were given."""
+    """Commands buffered since the last send, in the order they were given (none: a request
+    for a report of fresh stats)."""
 
     commands: tuple[Command, ...]
 

@@ -143,3 +143,15 @@ def test_a_wrong_key_is_refused(engine, address):
         assert client.generate([[2]], _params(2))[0].token_ids == [2, 3]
     finally:
         client.close()
+
+
+def test_an_idle_client_reads_fresh_counters_of_the_others_work(engine, address):
+    idle, busy = EngineClient(address), EngineClient(address)
+    try:
+        busy.add_request([7], LONG, request_id="r")
+        busy.step()
+        _until(lambda: idle.fresh_stats().num_running == 1)  # no report of busy's reaches idle
+        busy.close()
+        _until(lambda: idle.fresh_stats().num_running == 0)
+    finally:
+        idle.close()

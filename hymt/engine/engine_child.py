@@ -17,6 +17,7 @@ import logging
 import os
 import pickle
 import queue
+import socket
 import threading
 import time
 from dataclasses import dataclass, field
@@ -43,6 +44,9 @@ log = logging.getLogger(__name__)
 
 #: The spawning process's client id: its going away ends the child.
 OWNER = 0
+#: Reports a connected client may leave unread before it is dropped (its requests aborted):
+#: one that stopped reading (hung, stopped) must not stall the engine for the others.
+MAX_UNSENT = 10_000
 
 
 def child_main(conn: Connection, spec: EngineSpec, log_level: int, listen: EngineAddress | None = None) -> None:
@@ -78,11 +82,38 @@ def _listen(address: EngineAddress) -> Listener:
     return Listener(address.path, family="AF_UNIX", authkey=address.authkey)
 
 
+class _Outbox:
+    """A connected client's reports, sent by a thread of their own: the loop never waits on a
+    client that reads slowly (the spawning process is sent to directly, as it always was)."""
+
+    def __init__(self, conn: Connection, cid: int):
+        self.conn = conn
+        self.queue: queue.SimpleQueue[ChildMessage | None] = queue.SimpleQueue()
+        threading.Thread(target=self._send, name=f"hymt-engine-send-{cid}", daemon=True).start()
+
+    def _send(self) -> None:
+        try:
+            while (message := self.queue.get()) is not None:
+                self.conn.send(message)
+        except Exception:  # noqa: BLE001 - gone (or closed by its reader): the reader says so
+            pass
+
+    def hang_up(self) -> None:
+        """Stop sending and end the connection, even under a send blocked on a full socket."""
+        self.queue.put(None)
+        try:
+            with socket.socket(fileno=os.dup(self.conn.fileno())) as sock:
+                sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
 @dataclass
 class _Client:
     """One connection's side of the loop."""
 
     conn: Connection
+    outbox: _Outbox | None  # None: sent to directly (the spawning process)
     requests: set[str] = field(default_factory=set)  # its ids of the requests it has in the engine
     rejected: list[Rejection] = field(default_factory=list)
     touched: bool = False  # commands applied since its last report
@@ -103,7 +134,8 @@ class ChildLoop:
 
     A reader thread per connection drains it into one inbox at all times, so the clients'
     sends never wait on this loop: were both sides blocked sending into full pipes, neither
-    would read. Clients that connect to the listener are accepted on a thread of their own.
+    would read. Clients that connect to the listener are accepted on a thread of their own,
+    and sent to by one (_Outbox).
     """
 
     def __init__(self, conn: Connection, engine: Engine, listener: Listener | None = None,
@@ -122,7 +154,7 @@ class ChildLoop:
 
     # -- threads ------------------------------------------------------------------------------
     def _join(self, cid: int, conn: Connection) -> None:
-        self.clients[cid] = _Client(conn)
+        self.clients[cid] = _Client(conn, _Outbox(conn, cid) if cid != OWNER else None)
         threading.Thread(target=self._read, args=(cid, conn), name=f"hymt-engine-client-{cid}", daemon=True).start()
 
     def _read(self, cid: int, conn: Connection) -> None:
@@ -134,6 +166,9 @@ class ChildLoop:
                     return
         except (EOFError, OSError):  # the client is gone
             self.inbox.put((cid, Close()))
+        finally:
+            if cid != OWNER:  # a connected client's connection is closed by its reader alone
+                conn.close()
 
     def _accept(self, listener: Listener, started: Started) -> None:
         while True:
@@ -203,7 +238,10 @@ class ChildLoop:
             return
         for rid in client.requests:
             self._forget(f"{cid}:{rid}")
-        client.conn.close()
+        if client.outbox is not None:
+            client.outbox.hang_up()  # its reader then sees the end and closes it
+        else:
+            client.conn.close()
         log.info("engine client %d left; %d requests aborted", cid, len(client.requests))
 
     def _forget(self, eid: str) -> None:
@@ -252,6 +290,13 @@ class ChildLoop:
             self._send(cid, client, StepReport.of(mine, rejected, stats, step_error=step_error))
 
     def _send(self, cid: int, client: _Client, message: ChildMessage) -> None:
+        if client.outbox is not None:
+            if client.outbox.queue.qsize() >= MAX_UNSENT:
+                log.warning("engine client %d left %d reports unread: dropped", cid, MAX_UNSENT)
+                self._leave(cid)
+            else:
+                client.outbox.queue.put(message)
+            return
         try:
             client.conn.send(message)
         except (OSError, ValueError):  # gone: its reader thread says so too

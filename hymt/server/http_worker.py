@@ -20,9 +20,9 @@ from pathlib import Path
 from hymt.engine.process_messages import EngineAddress
 from hymt.server.settings import ServerSettings
 
-#: The file beside the engine's socket in which the parent writes why the engine could not be
-#: loaded: workers waiting to connect read it and report the same failure.
-LOAD_FAILED_FILE = "load-failed"
+#: The file beside the engine's socket in which the parent writes why it gave the engine up
+#: (it could not be loaded, or restarted): workers waiting to connect read it and stop waiting.
+ENGINE_FAILED_FILE = "engine-failed"
 #: A worker's own limit on engine restarts: none (the parent's --engine-restarts decides).
 _UNBOUNDED_RESTARTS = 2**31
 
@@ -46,16 +46,16 @@ class WorkerSpec:
     log_format: str | None = None
 
 
-def load_failure(address: EngineAddress) -> str | None:
-    """Why the parent could not load the engine, once it has said so; None before."""
+def engine_failure(address: EngineAddress) -> str | None:
+    """Why the parent gave the engine up, once it has said so; None before."""
     try:
-        return (address.directory / LOAD_FAILED_FILE).read_text()
+        return (address.directory / ENGINE_FAILED_FILE).read_text()
     except FileNotFoundError:
         return None
 
 
-def write_load_failure(address: EngineAddress, reason: str) -> None:
-    path: Path = address.directory / LOAD_FAILED_FILE
+def write_engine_failure(address: EngineAddress, reason: str) -> None:
+    path: Path = address.directory / ENGINE_FAILED_FILE
     path.with_suffix(".tmp").write_text(reason)
     path.with_suffix(".tmp").replace(path)  # whole or not at all for a reader
 
@@ -74,7 +74,7 @@ def worker_main(spec: WorkerSpec, http_pids: Sequence[int]) -> None:
 
     settings = dataclasses.replace(spec.settings, engine_restarts=_UNBOUNDED_RESTARTS)
     configure_logging(settings.log_level, spec.log_format)
-    app = create_app(settings, translator_factory=connected_factory(spec.engine, lambda: load_failure(spec.engine)))
+    app = create_app(settings, translator_factory=connected_factory(spec.engine, lambda: engine_failure(spec.engine)))
     app.state.hymt.metrics.registry.register(
         WorkerCollector(spec.index, lambda: [pid for pid in http_pids if pid > 0]))
     sock = reuse_port_socket(settings.host, settings.port, listen=True)

@@ -35,7 +35,7 @@ from types import FrameType
 from hymt.engine.process_messages import EngineAddress
 from hymt.errors import InvalidInputError
 from hymt.server.http_server import reuse_port_socket
-from hymt.server.http_worker import WorkerSpec, worker_main, write_load_failure
+from hymt.server.http_worker import WorkerSpec, worker_main, write_engine_failure
 from hymt.server.service import ServedModel, default_factory
 from hymt.server.settings import ServerSettings
 from hymt.server.shutdown import UVICORN_GRACE_S
@@ -112,10 +112,9 @@ class _HttpWorkers:
                 self._start(index)
             logger.info("%d HTTP workers on http://%s:%d share one engine process", len(self.procs),
                         self.settings.host, self.settings.port)
-            outcome = self._serve()
-            self._stop()
-            return outcome
+            return self._serve()
         finally:
+            self._stop()
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
             self.supervisor.close()
@@ -126,8 +125,7 @@ class _HttpWorkers:
             time.sleep(POLL_S)
             sup = self.supervisor
             if sup.gave_up.is_set() and not reported:
-                if sup.exit_status == EXIT_LOAD_FAILED:
-                    write_load_failure(self.address, sup.reason or "the engine could not be loaded")
+                write_engine_failure(self.address, sup.reason or "the engine could not be loaded")
                 if sup.exit_status != EXIT_LOAD_FAILED or not self.keep_serving:
                     return ServeOutcome(sup.exit_status, sup.reason)
                 reported = True

@@ -1,8 +1,8 @@
 """EngineClient: several processes' connections to one engine child keep their requests apart.
 
-The child runs the CountingEngine stand-in (every request's k-th token is prompt[0] + k), so
-each output says whose prompt it came from. One child serves the module; the tests that kill
-or restart an engine make their own.
+The child runs a CountingEngine stand-in (every request's k-th token is prompt[0] + k), so
+each output says whose prompt it came from, whose steps take 2 ms as a device's would. Each
+test starts its own child (no torch: a fraction of a second).
 """
 from __future__ import annotations
 
@@ -23,6 +23,14 @@ from hymt.errors import EngineError, ModelLoadError
 LONG = SamplingParams(max_tokens=10**9)
 
 
+class PacedEngine(CountingEngine):
+    """CountingEngine whose steps take 2 ms."""
+
+    def step(self):
+        time.sleep(0.002)
+        return super().step()
+
+
 def _params(n: int) -> SamplingParams:
     return SamplingParams(max_tokens=n)
 
@@ -36,7 +44,7 @@ def address():
 
 @pytest.fixture()
 def engine(address):
-    owner = EngineProcess(EngineSpec(builder=CountingEngine), listen=address)
+    owner = EngineProcess(EngineSpec(builder=PacedEngine), listen=address)
     yield owner
     owner.close()
 
@@ -77,8 +85,10 @@ def test_a_client_that_closes_has_its_requests_aborted(engine, address):
     leaving, staying = EngineClient(address), EngineClient(address)
     try:
         leaving.add_request([7], LONG, request_id="r")
-        leaving.step()  # the child has it running
-        assert staying.generate([[3]], _params(5))[0].token_ids == [3, 4, 5, 6, 7]
+        leaving.step()  # the child has it running; from now on this client reads nothing
+        # 1500 steps of reports to it unread, more than its socket holds: the child sends them
+        # from a thread of their own, so the engine goes on for the others.
+        assert staying.generate([[3]], _params(1500))[0].token_ids == list(range(3, 1503))
         assert staying.stats().num_running == 1  # the other client's request runs on
         leaving.close()
         # A request of its own, finished, and nothing else left running in the engine.
@@ -88,7 +98,7 @@ def test_a_client_that_closes_has_its_requests_aborted(engine, address):
 
 
 def test_a_client_sees_the_engine_die_and_reconnects_to_its_restart(address):
-    first = EngineProcess(EngineSpec(builder=CountingEngine), listen=address)
+    first = EngineProcess(EngineSpec(builder=PacedEngine), listen=address)
     client = EngineClient(address)
     try:
         client.add_request([7], LONG, request_id="r")
@@ -99,7 +109,7 @@ def test_a_client_sees_the_engine_die_and_reconnects_to_its_restart(address):
                 client.step()
         assert client.pid is None
         _until(lambda: first.pid is None)
-        second = EngineProcess(EngineSpec(builder=CountingEngine), listen=address)  # same socket path
+        second = EngineProcess(EngineSpec(builder=PacedEngine), listen=address)  # same socket path
         try:
             again = EngineClient(address, wait_s=10)
             assert again.pid == second.pid != client.engine_pid

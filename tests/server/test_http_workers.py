@@ -104,9 +104,10 @@ def test_engine_killed_under_load_gives_503_then_recovers(server):
     assert len(results) == 4
     for status, body, retry_after in results:
         assert status == 503 and body["error"]["type"] == "engine_restarting" and int(retry_after) >= 1, body
-    _until(lambda: _ready(server) == 200 and _ready(server) == 200, RECOVER_S, poll=0.2)
-    status = server.status()
-    assert status["engine_pid"] not in (None, pid) and status["engine_restarts"] >= 1
+    _until(lambda: _ready_workers(server) == {"1", "2"}, RECOVER_S, poll=0.2)  # each reconnected
+    for _ in range(6):
+        status = server.status()
+        assert status["engine_pid"] not in (None, pid) and status["engine_restarts"] == 1
     for _ in range(4):  # both workers serve again
         assert httpx.post(f"{server.url}/api/translate", json=TEXT, timeout=60).status_code == 200
 

@@ -41,28 +41,42 @@ case "${1:-}" in
       bench offline_ckpt18 --model "$DIR" --prompt-len-min 166 --prompt-len-max 208 --num-requests 4000
       grep -h "loaded /tmp" "$OUT/offline_ckpt18.err" | tail -1  # weights from disk to the GPU (load_model)
     fi
+    # WORKERS="1 2 4": `hymt serve --http-workers N` for each N (engine in its own process only).
     for mode in ${MODES:-process in_process}; do
+      workers=1; [ $mode = process ] && workers=${WORKERS:-1}
+      for w in $workers; do
       flag=""; [ $mode = in_process ] && flag=--engine-in-process
+      tag=$mode; [ "$w" != 1 ] && tag=${mode}_w$w
       python3 -m hymt serve --model "$DIR" --port 8000 --max-queue 4096 --no-cache --log-level ${SERVE_LOG_LEVEL:-warning} $flag \
-        >"$OUT/serve_$mode.log" 2>&1 &
+        --http-workers $w >"$OUT/serve_$tag.log" 2>&1 &
       server=$!
-      for _ in $(seq 240); do python3 -c "import httpx,sys; sys.exit(httpx.get('http://127.0.0.1:8000/ready').status_code!=200)" 2>/dev/null && break; sleep 1; done
+      # Ready when every HTTP worker says so (each answers /metrics for itself; one worker has no label).
+      for _ in $(seq 240); do python3 -c "
+import re, sys, httpx
+seen = set()
+for _ in range(20 * $w):
+    text = httpx.get('http://127.0.0.1:8000/metrics').text
+    if re.search(r'^hymt_model_ready 1', text, re.M):
+        seen.update(re.findall(r'^hymt_http_worker\{pid=\"\d+\",worker=\"(\d+)\"', text, re.M) or ['1'])
+sys.exit(len(seen) < $w)" 2>/dev/null && break; sleep 1; done
       for c in ${CONCURRENCY:-512 256}; do
         if [ -n "${PROFILE:-}" ] && [ -x /tmp/site/bin/py-spy ]; then  # stacks of the server and engine processes
           /tmp/site/bin/py-spy record --pid $server --subprocesses --format raw --rate 100 --duration 16 --nonblocking \
-            -o "$OUT/pyspy_${mode}_c$c.txt" >"$OUT/pyspy.log" 2>&1 &
+            -o "$OUT/pyspy_${tag}_c$c.txt" >"$OUT/pyspy.log" 2>&1 &
           python3 -c "
 import re, time, httpx
 for _ in range(60):
     text = httpx.get('http://127.0.0.1:8000/metrics').text
     print(round(time.time(), 1), *re.findall(r'^(?:hymt_queue_depth|hymt_num_requests_\w+|hymt_generation_tokens_total) \S+', text, re.M))
-    time.sleep(0.5)" >"$OUT/metrics_${mode}_c$c.txt" 2>&1 &
+    time.sleep(0.5)" >"$OUT/metrics_${tag}_c$c.txt" 2>&1 &
         fi
+        # With N workers the HTTP CPU per request is all N workers' (hymt_http_cpu_seconds_total).
         timeout 100 python3 -m hymt bench --server http://127.0.0.1:8000 --concurrency $c --num-requests 4000 \
-          --words 24 --json "$OUT/server_${mode}_c$c.json" >"$OUT/server_${mode}_c$c.txt" 2>&1
-        echo "== server ($mode) c=$c rc=$?"; tail -6 "$OUT/server_${mode}_c$c.txt"  # ends with the CPU per request
+          --words 24 --json "$OUT/server_${tag}_c$c.json" >"$OUT/server_${tag}_c$c.txt" 2>&1
+        echo "== server ($tag) c=$c rc=$?"; tail -6 "$OUT/server_${tag}_c$c.txt"  # ends with the CPU per request
       done
-      kill $server; wait $server 2>/dev/null; grep -iE "error|traceback" "$OUT/serve_$mode.log" | tail -3
+      kill $server; wait $server 2>/dev/null; grep -iE "error|traceback" "$OUT/serve_$tag.log" | tail -3
+      done
       CONCURRENCY=512
     done ;;
   *) echo "usage: $0 quant18|quant7|budgets|closedloop|server" >&2; exit 2 ;;

@@ -3,6 +3,8 @@ before and after a run, so each run says which process (HTTP or engine) a reques
 
 The HTTP process exports `process_cpu_seconds_total` (prometheus_client's process collector,
 Linux only); an engine in its own process exports `hymt_engine_process_cpu_seconds_total`.
+Under `hymt serve --http-workers N` a scrape reaches one worker, which also exports
+`hymt_http_cpu_seconds_total`, the CPU of all the HTTP processes together: read instead.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
 _SERVER = "process_cpu_seconds_total"
+_ALL_HTTP = "hymt_http_cpu_seconds_total"  # every HTTP worker and their parent
 _ENGINE = "hymt_engine_process_cpu_seconds_total"
 
 
@@ -36,7 +39,8 @@ def read_server_cpu(url: str, headers: dict[str, str] | None = None, timeout_s: 
     except (httpx.HTTPError, ValueError):
         return ServerCpu(None, None)
     engine = samples.get(_ENGINE)
-    return ServerCpu(samples.get(_SERVER), engine if engine else None)  # 0: engine in the HTTP process
+    server = samples.get(_ALL_HTTP, samples.get(_SERVER))
+    return ServerCpu(server, engine if engine else None)  # 0: engine in the HTTP process
 
 
 def _minus(after: float | None, before: float | None) -> float | None:

@@ -9,6 +9,8 @@ and the server exits with status 1 (--keep-serving-on-load-error keeps the web U
 show it instead). An engine process that dies is restarted; after --engine-restarts
 failed restarts in a row the server exits with status 3. SIGTERM (or Ctrl-C) drains: new
 requests get 503, running ones get --shutdown-timeout seconds, then the server exits 0.
+--http-workers N runs N HTTP processes on the port in front of the one engine process
+(docs/ARCHITECTURE.md: the server's processes).
 Logs go to stderr, all in one format: text on a terminal, JSON lines otherwise
 (--log-format; also env HYMT_LOG_FORMAT).
 """
@@ -18,26 +20,20 @@ import argparse
 import logging
 import os
 import sys
-import threading
 from typing import TYPE_CHECKING
 
 from hymt.cli.help_format import DefaultsHelpFormatter
 from hymt.cli.verbosity import log_level
 from hymt.engine.backend_names import BACKENDS
 from hymt.engine.config import KV_CACHE_DTYPE_CHOICES, QUANTIZATION_CHOICES
+from hymt.errors import InvalidInputError
 from hymt.families import DEFAULT_MODEL
 from hymt.scale.replica_options import add_replica_arguments, replica_config_from_args
 from hymt.server.settings import LOG_LEVEL_CHOICES, ServerSettings, default_of
 
 if TYPE_CHECKING:
-    import uvicorn
-
     from hymt.server.service import ModelService
 
-#: Exit status when the model could not be loaded at start.
-EXIT_LOAD_FAILED = 1
-#: Exit status when the engine died and could not be restarted (--engine-restarts).
-EXIT_ENGINE_FAILED = 3
 #: File descriptors kept free beyond --max-connections (model files, the engine's pipe, logs).
 _SPARE_FDS = 256
 
@@ -65,6 +61,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--engine-in-process", action="store_true",
                    help="run the native/transformers engine in the server process (default: a child "
                         "process of its own, so the HTTP layer never competes with it for the GIL)")
+    p.add_argument("--http-workers", type=_positive_int, default=1, metavar="N",
+                   help="HTTP processes on the port, in front of the one engine process (Linux); --max-queue, "
+                        "--max-connections and --max-jobs apply to each")
     p.add_argument("--max-queue", type=int, default=default_of("max_queue"), metavar="N",
                    help="texts admitted at once over all requests (a request of k texts takes k); more get 429")
     p.add_argument("--max-chars", type=int, default=default_of("max_chars"), metavar="N",
@@ -130,6 +129,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
 def settings_from_args(args: argparse.Namespace) -> ServerSettings:
     """ServerSettings from the parsed command line (and HYMT_API_KEYS)."""
 
@@ -155,53 +161,48 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
 
 
 def run(args: argparse.Namespace) -> int:
-    import uvicorn
-
     from hymt.server.app import create_app
-    from hymt.server.http_protocol import protocol_class
+    from hymt.server.http_server import draining_server, stop_when_given_up
     from hymt.server.logging import configure_logging
-    from hymt.server.shutdown import UVICORN_GRACE_S, DrainingServer
 
     settings = settings_from_args(args)
     configure_logging(settings.log_level, args.log_format)
     replicas = replica_config_from_args(args)
     if replicas is not None:  # Ray Serve replicas behind one endpoint (hymt/scale)
+        if args.http_workers != 1:
+            raise InvalidInputError("--http-workers and --replicas do not go together: each Ray replica is one "
+                                    "HTTP process", field="http_workers")
         from hymt.scale.serve_replicas import serve_replicas
 
         return serve_replicas(settings, replicas)
-    _raise_fd_limit(settings.max_connections + _SPARE_FDS)
+    _raise_fd_limit(settings.max_connections * args.http_workers + _SPARE_FDS)
+    if args.http_workers != 1:  # N HTTP processes in front of one engine process
+        from hymt.server.http_workers import serve_workers
+
+        outcome = serve_workers(settings, args.http_workers, keep_serving_on_load_error=args.keep_serving_on_load_error,
+                                log_format=args.log_format)
+        return _exit_status(outcome.status, outcome.error, args.keep_serving_on_load_error)
     app = create_app(settings)
-    # log_config=None: uvicorn's loggers keep the handler configure_logging gave them. Its own
-    # access log is off: hymt.access writes structured lines without bodies or query strings.
-    config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level=settings.log_level,
-                            log_config=None, access_log=False, http=protocol_class(settings),
-                            timeout_keep_alive=settings.keep_alive_timeout,  # type: ignore[arg-type]
-                            limit_concurrency=settings.max_connections,
-                            timeout_graceful_shutdown=UVICORN_GRACE_S)  # type: ignore[arg-type]
-    server = DrainingServer(config, app.state.hymt.drain)
-    service = app.state.hymt.service
-    watcher = threading.Thread(target=_stop_when_given_up, args=(service, server, args.keep_serving_on_load_error),
-                               name="hymt-exit-watch", daemon=True)
-    watcher.start()
+    server = draining_server(app, settings)
+    service: ModelService = app.state.hymt.service
+    stop_when_given_up(service, server, args.keep_serving_on_load_error)
     server.run()
     status = service.supervisor.exit_status if service.supervisor.gave_up.is_set() else 0
-    if status == EXIT_LOAD_FAILED and not args.keep_serving_on_load_error:
-        print(f"hymt: error: the model could not be loaded: {service.error}\n"
+    return _exit_status(status, service.error, args.keep_serving_on_load_error)
+
+
+def _exit_status(status: int, error: str | None, keep_serving_on_load_error: bool) -> int:
+    """The command's exit status; the reason printed when it is not 0."""
+    from hymt.server.supervisor import EXIT_ENGINE_FAILED, EXIT_LOAD_FAILED
+
+    if status == EXIT_LOAD_FAILED and not keep_serving_on_load_error:
+        print(f"hymt: error: the model could not be loaded: {error}\n"
               "(--keep-serving-on-load-error keeps the server up to report it instead)", file=sys.stderr)
         return EXIT_LOAD_FAILED
     if status == EXIT_ENGINE_FAILED:
-        print(f"hymt: error: {service.error}", file=sys.stderr)
+        print(f"hymt: error: {error}", file=sys.stderr)
         return EXIT_ENGINE_FAILED
     return 0
-
-
-def _stop_when_given_up(service: ModelService, server: uvicorn.Server, keep_serving_on_load_error: bool) -> None:
-    """Asks uvicorn to stop once the model supervisor gives up: a failed load (unless the
-    flag keeps the server up to report it) or an engine that could not be restarted."""
-    service.supervisor.gave_up.wait()
-    if service.supervisor.exit_status == EXIT_LOAD_FAILED and keep_serving_on_load_error:
-        return
-    server.should_exit = True
 
 
 def _raise_fd_limit(wanted: int) -> None:

@@ -9,136 +9,48 @@ engine loop keeps a core and a GIL to itself and only token ids cross the pipe:
     engine = EngineProcess(EngineSpec("native", "/models/hy-mt"))   # blocks until loaded
     AsyncEngine(engine)                                             # as with any Engine
 
-The child (engine_child.py) steps for as long as it has work and sends one StepReport per
-step (every request's new tokens, finishes and the engine's stats; process_messages.py);
-`step()` here receives one. Commands (add, abort) are buffered and sent as one message before
-each receive. A request the child rejects comes back as a finished output carrying the error;
-a failing step comes back as an error that `step()` raises (AsyncEngine then fails the
-requests in flight). If the child dies, every later call raises EngineError.
+The child (engine_child.py) steps for as long as it has work; the exchange over the pipe is
+EngineConnection's (engine_connection.py). With `listen=EngineAddress.private()` the child
+also accepts EngineClients (engine_client.py) of other processes on a Unix socket: one
+engine behind several HTTP worker processes. If the child dies, every later call raises
+EngineError; the child ends when this side closes (or dies).
 """
 from __future__ import annotations
 
 import logging
 import multiprocessing as mp
-import threading
-from collections import deque
-from collections.abc import Sequence
-from typing import NoReturn
+from multiprocessing.connection import Connection
 
 from hymt.engine.engine_child import child_main
-from hymt.engine.interface import Engine, EngineStats
-from hymt.engine.memory_report import MemoryReport
-from hymt.engine.outputs import FinishReason, RequestOutput
-from hymt.engine.process_messages import (
-    AbortRequest,
-    AddRequest,
-    ChildMessage,
-    Close,
-    Command,
-    Commands,
-    EngineSpec,
-    ParentMessage,
-    Started,
-    StartFailed,
-    StepReport,
-)
-from hymt.engine.sampling import SamplingParams
+from hymt.engine.engine_connection import EngineConnection
+from hymt.engine.process_messages import ChildMessage, Close, EngineAddress, EngineSpec, Started, StartFailed
 from hymt.errors import EngineError, HymtError, ModelLoadError
 
-__all__ = ["EngineProcess", "EngineSpec"]
+__all__ = ["EngineAddress", "EngineProcess", "EngineSpec"]
 
 
-class EngineProcess(Engine):
-    """Runs `spec.build()` in a spawned child; blocks until it is loaded (or raises ModelLoadError)."""
+class EngineProcess(EngineConnection):
+    """Runs `spec.build()` in a spawned child; blocks until it is loaded (or raises ModelLoadError).
 
-    def __init__(self, spec: EngineSpec, *, start_timeout_s: float = 1800.0):
-        self._inflight: dict[str, tuple[list[int], list[int]]] = {}  # id -> (prompt ids, tokens so far)
-        self._commands: list[Command] = []
-        self._count = 0
-        self._dead: str | None = None
-        self._closed = False
-        # One reader at a time: step() runs on the AsyncEngine's loop thread, stats() may be
-        # called from any thread, and two readers of one pipe tear its messages apart. What
-        # stats() reads waits in _pending for step(): no output is lost.
-        self._reading = threading.Lock()
-        self._pending: deque[StepReport] = deque()
+    listen: where the child also accepts EngineClients (it listens before it reports loaded).
+    """
+
+    def __init__(self, spec: EngineSpec, *, start_timeout_s: float = 1800.0, listen: EngineAddress | None = None):
         ctx = mp.get_context("spawn")  # CUDA cannot be forked
-        self._conn, child_conn = ctx.Pipe()
+        conn, child_conn = ctx.Pipe()
         level = logging.getLogger("hymt").getEffectiveLevel()
-        self._proc = ctx.Process(target=child_main, args=(child_conn, spec, level), name="hymt-engine-process",
-                                 daemon=True)
+        self._proc = ctx.Process(target=child_main, args=(child_conn, spec, level, listen),
+                                 name="hymt-engine-process", daemon=True)
         self._proc.start()
         child_conn.close()
-        started = self._start(start_timeout_s)
-        self.backend = spec.backend
-        self.stop_token_ids = started.stop_token_ids
-        #: The child's device ("cuda:0"); device_name() says the same.
-        self.device = started.device
-        self._memory_report = started.memory_report
-        self._stats = started.stats
-
-    # -- Engine ------------------------------------------------------------------------------
-    def add_request(self, prompt_token_ids: Sequence[int], params: SamplingParams,
-                    request_id: str | None = None, *, final_only: bool = False) -> str:
-        """final_only: the child sends this request's tokens once, when it finishes."""
-        self._check_alive()
-        if request_id is None:
-            request_id = f"proc-{self._count}"
-            self._count += 1
-        prompt = list(prompt_token_ids)
-        self._inflight[request_id] = (prompt, [])
-        self._commands.append(AddRequest(request_id, prompt, params, final_only))
-        return request_id
-
-    def abort(self, request_id: str) -> None:
-        """Sent at once: with nothing else in flight no step() would carry it to the child."""
-        if self._inflight.pop(request_id, None) is not None:
-            self._commands.append(AbortRequest(request_id))
-            if self._dead is None and not self._closed:
-                self._flush()
-
-    def has_unfinished(self) -> bool:
-        return bool(self._inflight)
-
-    def step(self) -> list[RequestOutput]:
-        self._check_alive()
-        self._flush()
-        report = self._next_report()
-        self._stats = report.stats
-        inflight = self._inflight
-        outputs = [self._output(*progress) for progress in report.progress() if progress[0] in inflight]
-        outputs += [self._rejected(r.request_id, r.error) for r in report.rejected if r.request_id in inflight]
-        if report.step_error is not None:
-            raise EngineError(report.step_error)
-        return outputs
-
-    def stats(self) -> EngineStats:
-        """The child's counters as of its last report. Reports waiting in the pipe (an abort's
-        acknowledgement while nothing else is in flight) are read here and kept for step();
-        while another thread reads the pipe (a step), the last counters stand."""
-        if self._dead is not None or self._closed or not self._reading.acquire(blocking=False):
-            return self._stats
-        try:
-            while self._conn.poll():
-                report: StepReport = self._conn.recv()
-                self._pending.append(report)
-                self._stats = report.stats
-        except (EOFError, OSError):
-            pass  # step() reports the dead child
-        finally:
-            self._reading.release()
-        return self._stats
+        super().__init__(conn, self._start(conn, start_timeout_s))
+        #: Where the child accepts EngineClients (None: this process is its only client).
+        self.address = listen
 
     @property
     def pid(self) -> int | None:
         """The child's process id while it runs."""
         return self._proc.pid if self._proc.is_alive() else None
-
-    def memory_report(self) -> MemoryReport | None:
-        return self._memory_report
-
-    def device_name(self) -> str | None:
-        return self.device
 
     def close(self) -> None:
         if self._closed:
@@ -154,13 +66,19 @@ class EngineProcess(Engine):
             self._proc.join(5)
         self._conn.close()
 
-    # -- internals ---------------------------------------------------------------------------
-    def _start(self, timeout_s: float) -> Started:
-        if not self._conn.poll(timeout_s):
+    def _death_cause(self, error: str) -> str:
+        return f"exit code {self._proc.exitcode} ({error})"
+
+    def _start(self, conn: Connection, timeout_s: float) -> Started:
+        if not conn.poll(timeout_s):
             self._proc.terminate()
             self._proc.join(10)
             raise ModelLoadError(f"the engine process could not start: no message after {timeout_s:.0f} s")
-        message: ChildMessage = self._receive()
+        try:
+            message: ChildMessage = conn.recv()
+        except (EOFError, OSError) as exc:
+            self._proc.join(10)
+            raise ModelLoadError(f"the engine process died while starting: exit code {self._proc.exitcode}") from exc
         if isinstance(message, Started):
             return message
         self._proc.join(10)
@@ -168,54 +86,3 @@ class EngineProcess(Engine):
         if isinstance(error, HymtError):
             raise error
         raise ModelLoadError(f"the engine process could not start: {error!r}") from error
-
-    def _output(self, rid: str, new: list[int], finish: FinishReason | None, arrival: float,
-                first: float | None, finished_at: float | None) -> RequestOutput:
-        prompt, tokens = self._inflight[rid]
-        tokens.extend(new)  # a final-only request's one output carries all its tokens as new
-        if finish is not None:
-            del self._inflight[rid]
-        return RequestOutput(rid, prompt, list(tokens), new, finish is not None, finish, arrival_time=arrival,
-                             first_token_time=first, finish_time=finished_at)
-
-    def _rejected(self, rid: str, error: BaseException) -> RequestOutput:
-        prompt, _ = self._inflight.pop(rid)
-        return RequestOutput(rid, prompt, finished=True, finish_reason="abort", error=error)
-
-    def _flush(self) -> None:
-        if self._commands:
-            commands, self._commands = self._commands, []
-            self._send(Commands(tuple(commands)))
-
-    def _send(self, message: ParentMessage) -> None:
-        try:
-            self._conn.send(message)
-        except (OSError, ValueError) as exc:
-            self._died(f"could not reach it ({exc!r})")
-
-    def _next_report(self) -> StepReport:
-        message = self._receive()
-        if not isinstance(message, StepReport):
-            self._died(f"it sent {type(message).__name__} where a step report belongs")
-        return message
-
-    def _receive(self) -> ChildMessage:
-        try:
-            with self._reading:
-                if self._pending:
-                    return self._pending.popleft()
-                message: ChildMessage = self._conn.recv()
-                return message
-        except (EOFError, OSError) as exc:
-            self._died(f"exit code {self._proc.exitcode} ({exc!r})")
-
-    def _died(self, why: str) -> NoReturn:
-        self._dead = why
-        self._inflight.clear()
-        raise EngineError(f"the engine process died: {why}")
-
-    def _check_alive(self) -> None:
-        if self._closed:
-            raise EngineError("the engine process is closed")
-        if self._dead is not None:
-            raise EngineError(f"the engine process died: {self._dead}")

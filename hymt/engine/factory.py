@@ -16,6 +16,7 @@ from hymt.errors import InvalidInputError
 
 if TYPE_CHECKING:
     from hymt.engine.engine_process import EngineProcess
+    from hymt.engine.process_messages import EngineAddress
 
 __all__ = ["BACKENDS", "create_engine", "create_process_engine"]
 
@@ -65,14 +66,16 @@ def create_engine(
 
 def create_process_engine(backend: str, model: str, *, device: str | None = None,
                           config: EngineConfig | None = None,
-                          child_setup: Callable[[], None] | None = None) -> EngineProcess:
+                          child_setup: Callable[[], None] | None = None,
+                          listen: EngineAddress | None = None) -> EngineProcess:
     """A local engine ("native" or "transformers") in a child process of its own: only token
     ids cross a pipe, so the caller's threads never compete with it for the GIL.
-    `child_setup` runs first in the child (logging, signals)."""
+    `child_setup` runs first in the child (logging, signals); `listen`: where the child also
+    accepts EngineClients of other processes."""
     from hymt.engine.engine_process import EngineProcess, EngineSpec
 
     return EngineProcess(EngineSpec(backend, model, device=device, config=config or EngineConfig(),
-                                    log_setup=child_setup))
+                                    log_setup=child_setup), listen=listen)
 
 
 def _checkpoint(checkpoint: Any) -> Any:

@@ -1,17 +1,25 @@
-"""What crosses the pipe between EngineProcess (server side) and its engine child.
+"""What crosses a connection between an engine child and its clients.
 
-The child is started with an `EngineSpec`. Then:
+The child is started with an `EngineSpec` (and, to serve several processes, an
+`EngineAddress` to listen on). On the spawning pipe and on every connection made to the
+address, the same exchange:
 
-    parent -> child:  Commands (adds and aborts, applied in order) ... Close
-    child -> parent:  Started | StartFailed, then one StepReport per engine step (and one after
-                      commands that changed something while no step ran: rejections, aborts)
+    client -> child:  Commands (adds and aborts, applied in order) ... Close
+    child -> client:  Started | StartFailed, then one StepReport per engine step while the
+                      client has requests in flight (and one after commands that changed
+                      something while no step ran: rejections, aborts)
 
-Every message is a frozen dataclass; requests and errors are referred to by request id.
+Every message is a frozen dataclass; requests and errors are referred to by request id,
+which is unique per connection only (the child keeps the clients' requests apart).
 """
 from __future__ import annotations
 
+import os
+import secrets
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hymt.engine.backend_names import LOCAL_BACKENDS
@@ -65,7 +73,30 @@ class EngineSpec:
                              **self.options)
 
 
-# -- parent -> child ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class EngineAddress:
+    """Where an engine child listens for more clients: a Unix socket and the key they must know.
+
+    Attributes:
+        path: the socket's file, in a directory only this user can enter.
+        authkey: the shared secret of multiprocessing.connection's handshake.
+    """
+
+    path: str
+    authkey: bytes
+
+    @classmethod
+    def private(cls) -> EngineAddress:
+        """A fresh address in a new directory of mode 0700 (the caller removes it at the end)."""
+        directory = tempfile.mkdtemp(prefix="hymt-engine-")
+        return cls(os.path.join(directory, "engine.sock"), secrets.token_bytes(32))
+
+    @property
+    def directory(self) -> Path:
+        return Path(self.path).parent
+
+
+# -- client -> child ---------------------------------------------------------------------------
 @dataclass(frozen=True)
 class AddRequest:
     """Engine.add_request in the child (final_only: send the tokens once, at the end)."""
@@ -86,7 +117,8 @@ Command = AddRequest | AbortRequest
 
 @dataclass(frozen=True)
 class Commands:
-    """Commands buffered since the last send, in the order they were given."""
+    """Commands buffered since the last send, in the order they were given (none: a request
+    for a report of fresh stats)."""
 
     commands: tuple[Command, ...]
 
@@ -99,11 +131,13 @@ class Close:
 ParentMessage = Commands | Close
 
 
-# -- child -> parent ---------------------------------------------------------------------------
+# -- child -> client ---------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Started:
     """The child's first message: what callers read from an Engine without asking it."""
 
+    backend: str
+    pid: int
     stop_token_ids: tuple[int, ...]
     device: str | None
     memory_report: MemoryReport | None
@@ -112,7 +146,7 @@ class Started:
 
 @dataclass(frozen=True)
 class StartFailed:
-    """The engine could not be built; the parent raises `error`."""
+    """The engine could not be built; the parent raises `error` (sent on the spawning pipe only)."""
 
     error: BaseException
 

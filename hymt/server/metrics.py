@@ -3,10 +3,16 @@
 Request series are labelled by protocol and route template (never by IP, key or raw path:
 cardinality stays bounded, docs/reference/protocols.md §8). Engine series are read from the engine's
 stats at scrape time by a collector, so they cost nothing between scrapes.
+
+Under `hymt serve --http-workers N` each worker has its own registry: a scrape reaches one
+worker, whose request, queue and process series are its own; the engine series are the one
+engine's (as of that worker's last report from it). `WorkerCollector` adds which worker
+answered and the CPU time of all the HTTP processes together (docs/ARCHITECTURE.md).
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import os
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -190,3 +196,38 @@ def _gauge(name: str, doc: str, value: float) -> GaugeMetricFamily:
     metric = GaugeMetricFamily(name, doc)
     metric.add_metric([], float(value))
     return metric
+
+
+class WorkerCollector(Collector):
+    """`hymt_http_worker{worker, pid}` (this worker) and `hymt_http_cpu_seconds_total`: the CPU
+    time of every live HTTP process of the server (the workers and their parent), read from
+    /proc at scrape time, so that one scrape tells what the HTTP layer costs (Linux only)."""
+
+    def __init__(self, index: int, pids: Callable[[], Sequence[int]]):
+        self._index = index
+        self._pids = pids
+
+    def collect(self) -> Iterable[Metric]:
+        info = GaugeMetricFamily("hymt_http_worker", "1, labelled with the HTTP worker that answered this scrape",
+                                 labels=["worker", "pid"])
+        info.add_metric([str(self._index), str(os.getpid())], 1.0)
+        yield info
+        seconds = [process_cpu_seconds(pid) for pid in self._pids()]
+        if any(s is not None for s in seconds):
+            cpu = CounterMetricFamily("hymt_http_cpu_seconds",
+                                      "CPU time of all the server's HTTP processes together (workers and parent)")
+            cpu.add_metric([], sum(s for s in seconds if s is not None))
+            yield cpu
+
+
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def process_cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds of a process of this machine; None where /proc cannot tell."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / _TICKS  # utime, stime: fields 14 and 15 of proc(5)

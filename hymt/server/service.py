@@ -14,7 +14,7 @@ import functools
 import logging
 import signal
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -29,14 +29,17 @@ from hymt.translate.result import Detection, Generation, TranslationResult
 from hymt.translate.translator import Translator
 
 if TYPE_CHECKING:
+    from hymt.engine.config import EngineConfig
     from hymt.engine.engine_process import EngineProcess
+    from hymt.engine.interface import Engine
+    from hymt.engine.process_messages import EngineAddress
 
 logger = logging.getLogger(__name__)
 
 #: Retry-After of a request refused while the engine restarts (a load takes seconds).
 RESTART_RETRY_AFTER_S = 5
 
-__all__ = ["ModelService", "ServedModel", "StreamPiece", "TranslatorFactory", "default_factory"]
+__all__ = ["ModelService", "ServedModel", "StreamPiece", "TranslatorFactory", "connected_factory", "default_factory"]
 
 
 @dataclass(frozen=True)
@@ -47,35 +50,65 @@ class StreamPiece:
     result: TranslationResult | None = None
 
 
-def default_factory(settings: ServerSettings) -> Translator | ServedModel:
+def default_factory(settings: ServerSettings, *, listen: EngineAddress | None = None) -> Translator | ServedModel:
     """Build the real Translator from the settings (with a probe of its engine's child
-    process, when it has one)."""
-    from hymt.engine.config import EngineConfig
-    from hymt.engine.interface import Engine
+    process, when it has one). listen: the engine child also accepts EngineClients there
+    (the engine's owner under `hymt serve --http-workers`)."""
 
     if settings.engine == "openai":
         return Translator(settings.model, engine="openai", family=settings.family, cache=settings.cache,
                           max_tokens=settings.max_tokens, engine_options={"base_url": settings.openai_base_url})
-    config = EngineConfig(gpu_memory_gb=settings.gpu_memory_gb, quantization=settings.quantization)
-    if settings.kv_cache_dtype != "auto":
-        config = dataclasses.replace(config, kv_cache_dtype=settings.kv_cache_dtype)
+    config = engine_config(settings)
     process: EngineProcess | None = None
     if settings.engine_process:
         from hymt.engine.factory import create_process_engine
 
         process = create_process_engine(settings.engine, settings.model, device=settings.device, config=config,
-                                        child_setup=functools.partial(_prepare_engine_child, settings.log_level))
+                                        child_setup=functools.partial(_prepare_engine_child, settings.log_level),
+                                        listen=listen)
     engine: str | Engine = process if process is not None else settings.engine
+    translator = _translator(settings, engine)
+    if process is None:
+        return translator
+    return ServedModel(translator, engine_pid=lambda: process.pid)
+
+
+def connected_factory(address: EngineAddress, abandon: Callable[[], str | None]) -> TranslatorFactory:
+    """A factory whose Translators run on the engine another process owns at `address`
+    (an HTTP worker of `hymt serve --http-workers`): building one connects, waiting while
+    the engine loads or restarts; `abandon` says when its owner gave up loading it."""
+
+    def build(settings: ServerSettings) -> ServedModel:
+        from hymt.engine.engine_client import EngineClient
+
+        client = EngineClient(address, abandon=abandon)
+        return ServedModel(_translator(settings, client), engine_pid=lambda: client.pid,
+                           engine_stats=client.fresh_stats)
+
+    return build
+
+
+def engine_config(settings: ServerSettings) -> EngineConfig:
+    """The EngineConfig of the settings' memory flags."""
+    from hymt.engine.config import EngineConfig
+
+    config = EngineConfig(gpu_memory_gb=settings.gpu_memory_gb, quantization=settings.quantization)
+    if settings.kv_cache_dtype != "auto":
+        config = dataclasses.replace(config, kv_cache_dtype=settings.kv_cache_dtype)
+    return config
+
+
+def _translator(settings: ServerSettings, engine: str | Engine) -> Translator:
+    """The server's Translator over `engine` (a backend name, or an Engine it then owns)."""
+    from hymt.engine.interface import Engine
+
     try:
-        translator = Translator(settings.model, engine=engine, device=settings.device, family=settings.family,
-                                cache=settings.cache, engine_config=config, max_tokens=settings.max_tokens)
+        return Translator(settings.model, engine=engine, device=settings.device, family=settings.family,
+                          cache=settings.cache, engine_config=engine_config(settings), max_tokens=settings.max_tokens)
     except BaseException:
         if isinstance(engine, Engine):
             engine.close()
         raise
-    if process is None:
-        return translator
-    return ServedModel(translator, engine_pid=lambda: process.pid)
 
 
 def _prepare_engine_child(level: str) -> None:
@@ -241,11 +274,11 @@ class ModelService:
 
     def stats(self) -> EngineStats:
         """The engine's EngineStats (zeros before ready)."""
-        translator = self.translator
-        if translator is None:
+        model = self.supervisor.model
+        if model is None:
             return EngineStats()
         try:
-            return translator.stats()
+            return model.engine_stats() if model.engine_stats is not None else model.translator.stats()
         except Exception:  # stats must never break /metrics
             logger.debug("stats() failed", exc_info=True)
             return EngineStats()

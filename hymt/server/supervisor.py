@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from hymt.engine.interface import EngineStats
 from hymt.errors import HymtError
 from hymt.gc_tuning import tune_collector, untune_collector
 from hymt.server.errors import public_text
@@ -41,6 +42,11 @@ RESTART_BACKOFF_MAX_S = 30.0
 #: An engine that dies sooner than this after its restart counts as a failed restart.
 STABLE_AFTER_S = 60.0
 
+#: `hymt serve`'s exit status when the model could not be loaded at start.
+EXIT_LOAD_FAILED = 1
+#: `hymt serve`'s exit status when the engine died and could not be restarted (--engine-restarts).
+EXIT_ENGINE_FAILED = 3
+
 Phase = Literal["loading", "ready", "restarting", "failed", "stopped"]
 PHASES: tuple[Phase, ...] = ("loading", "ready", "restarting", "failed", "stopped")
 
@@ -54,10 +60,13 @@ class ServedModel:
         engine_pid: the process id of the Translator's engine while its child process runs,
             None once it has died; None (no callable) when the engine runs in this process,
             where it cannot die on its own.
+        engine_stats: the engine's counters where the Translator's are not all of them (an
+            engine shared with other processes); None: the Translator's.
     """
 
     translator: Translator
     engine_pid: Callable[[], int | None] | None = None
+    engine_stats: Callable[[], EngineStats] | None = None
 
 
 TranslatorFactory = Callable[[ServerSettings], "Translator | ServedModel"]
@@ -195,7 +204,7 @@ class ModelSupervisor:
             logger.exception("model load failed")
         self.reason, self.public_reason = _describe(exc)
         self.phase = "failed"
-        self.exit_status = 1
+        self.exit_status = EXIT_LOAD_FAILED
         self.gave_up.set()
 
     def _replace(self, dead: ServedModel) -> None:
@@ -240,7 +249,7 @@ class ModelSupervisor:
                   f"{self.settings.engine_restarts})"
         self.reason, self.public_reason = f"{self.reason}; {gave_up}", f"{self.public_reason}; {gave_up}"
         logger.critical("%s", self.reason)
-        self.exit_status = 3
+        self.exit_status = EXIT_ENGINE_FAILED
         self.gave_up.set()
 
     def _record(self, what: str, **counts: int) -> None:

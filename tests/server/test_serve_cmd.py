@@ -59,8 +59,8 @@ def test_memory_flags_reach_the_engine_config(monkeypatch, in_process):
             captured.update(kw)
 
     class FakeEngineProcess:
-        def __init__(self, spec):
-            captured["spec"] = spec
+        def __init__(self, spec, *, listen=None):
+            captured["spec"], captured["listen"] = spec, listen
 
     monkeypatch.setattr("hymt.server.service.Translator", FakeTranslator)
     monkeypatch.setattr("hymt.engine.engine_process.EngineProcess", FakeEngineProcess)
@@ -72,6 +72,7 @@ def test_memory_flags_reach_the_engine_config(monkeypatch, in_process):
     else:
         assert isinstance(captured["engine"], FakeEngineProcess)
         assert captured["spec"].backend == "native" and captured["spec"].config == config
+        assert captured["listen"] is None  # one HTTP process: the engine serves it alone
 
 
 # -- as a user runs it: `python -m hymt serve` in a subprocess of this checkout -------------------

@@ -23,10 +23,10 @@ The weights, vocabulary size and every shape come from the checkpoint unchanged.
 """
 from __future__ import annotations
 
-import os
 import argparse
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 import tempfile

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU measurements behind docs/BENCHMARKS.md, one stage per call of the device tool:
-#   bash tools/gpu_session.sh quant18|quant7|budgets|closedloop|server
+#   bash tools/gpu_session.sh quant18|quant7|budgets|closedloop|server|gemv|peer
 # Outputs (text + JSON) go to $OUT (default ./gpu-out; the device tool returns at most 8 files, so
 # a stage writing more is run with OUT=/tmp/x and tarred into the tool's $OUT). Wheels carried in .whl/ are installed
 # first when present (the GPU machine has no fastapi/uvicorn/pydantic).
@@ -79,5 +79,24 @@ for _ in range(60):
       done
       CONCURRENCY=512
     done ;;
-  *) echo "usage: $0 quant18|quant7|budgets|closedloop|server" >&2; exit 2 ;;
+  gemv)  # batch 1 with the Triton GEMV allowed and not, same call (-v logs the start-up choice)
+    for f in HY-MT1.5-1.8B HY-MT1.5-7B; do
+      bench "gemv_on_$f" --random-weights --family "$f" --num-requests 1000 --warmup-requests 64 -v
+      grep -h "Triton GEMV" "$OUT/gemv_on_$f.err" | cut -c1-200
+      bench "gemv_off_$f" --random-weights --family "$f" --num-requests 1000 --warmup-requests 64 --no-triton-gemv
+    done ;;
+  peer)  # llama.cpp beside hymt on one checkpoint (docs/PEER.md). The CUDA build takes ~330 s on
+    # 16 cores: run `tools/llamacpp/build.sh cuda` in a call of its own first. Files go to
+    # /dev/shm: on disk the 6.7 GB of GGUF files starve everything else of I/O.
+    DIR=/dev/shm/hy18; P=/dev/shm/peer
+    tools/llamacpp/build.sh cuda | tail -n 1
+    [ -f "$DIR/config.json" ] || python3 -m hymt make-test-model "$DIR" --family HY-MT1.5-1.8B --real-shape >/dev/null 2>&1
+    timeout "${PEER_TIMEOUT:-420}" tools/llamacpp/gpu_peer.sh "$DIR" "$P" >"$OUT/peer.log" 2>&1
+    echo "== peer rc=$?"; cat "$P/peer.txt" 2>/dev/null; cp "$P/peer.json" "$OUT/" 2>/dev/null
+    for q in bf16 int8 int4; do
+      quant=(); [ $q != bf16 ] && quant=(--quantization $q)
+      TAIL=30 bench "peer_hymt_$q" --model "$DIR" --num-requests 1000 --closed-loop 32,256 "${quant[@]}" \
+        --peer-results "$P/peer.json"
+    done ;;
+  *) echo "usage: $0 quant18|quant7|budgets|closedloop|server|gemv|peer" >&2; exit 2 ;;
 esac

@@ -25,7 +25,7 @@ trap 'rm -rf "${work}"' EXIT
 
 sdist="${1:-}"
 if [[ -z "${sdist}" ]]; then
-    python -m pip download --no-deps --no-binary=:all: --dest "${work}" \
+    "${PYTHON:-python3}" -m pip download --no-deps --no-binary=:all: --dest "${work}" \
         "llama-cpp-python==${LLAMA_CPP_PYTHON_VERSION}"
     sdist="${work}/llama_cpp_python-${LLAMA_CPP_PYTHON_VERSION}.tar.gz"
 fi

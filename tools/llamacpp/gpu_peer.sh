@@ -16,6 +16,7 @@
 #   PEER_GPU_LAYERS      -ngl (default all)
 #   JOBS                 build parallelism (default: all cores)
 #   PEER_CMAKE_ARGS      extra CMake configure flags (see build.sh)
+#   PYTHON               the interpreter (default python3)
 # Every step skips work already done (built binaries, existing GGUF files), so a run cut
 # short by a time limit continues where it stopped when started again.
 set -euo pipefail
@@ -24,6 +25,7 @@ if [[ $# -ne 2 ]]; then
     echo "usage: $0 CKPT OUTDIR" >&2
     exit 2
 fi
+PYTHON="${PYTHON:-python3}"
 ckpt="$1"
 out="$2"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -33,14 +35,14 @@ start=$(date +%s)
 bin="$("${HERE}/build.sh" "${PEER_BUILD_MODE:-cuda}" | tail -n 1)"
 echo "[gpu_peer] build ready after $(( $(date +%s) - start )) s: ${bin}"
 
-python "${HERE}/convert.py" "${ckpt}" "${out}/gguf" --bin "${bin}" 2>&1 | grep -v "^INFO:hf-to-gguf:blk\." || \
+"${PYTHON}" "${HERE}/convert.py" "${ckpt}" "${out}/gguf" --bin "${bin}" 2>&1 | grep -v "^INFO:hf-to-gguf:blk\." || \
     { echo "[gpu_peer] conversion failed" >&2; exit 1; }
 for f in model-f16.gguf model-q8_0.gguf model-q4_k_m.gguf; do
     [[ -f "${out}/gguf/${f}" ]] || { echo "[gpu_peer] conversion did not write ${f}" >&2; exit 1; }
 done
 echo "[gpu_peer] GGUF files ready after $(( $(date +%s) - start )) s"
 
-python "${HERE}/run_peer.py" --bin "${bin}" --models "${out}/gguf" --checkpoint "${ckpt}" --out "${out}" \
+"${PYTHON}" "${HERE}/run_peer.py" --bin "${bin}" --models "${out}/gguf" --checkpoint "${ckpt}" --out "${out}" \
     --concurrency "${PEER_CONCURRENCY:-1,32,256}" \
     --requests "${PEER_REQUESTS:-1000}" --requests-c1 "${PEER_REQUESTS_C1:-20}" \
     --warmup "${PEER_WARMUP:-256}" --quants "${PEER_QUANTS:-F16,Q8_0,Q4_K_M}" \

@@ -22,7 +22,7 @@ class MemoryReport:
         kv_cache_bytes / num_kv_blocks / kv_block_bytes / block_size: the paged cache.
         kv_cache_dtype: the cache's element type, as EngineConfig names it ("bf16", "fp8", ...).
         activation_bytes: peak extra memory of a max_num_batched_tokens forward + sampling.
-        cuda_graph_bytes: memory held by the captured decode graphs (0 when eager).
+        cuda_graph_bytes: memory held by the captured CUDA graphs, decode and step (0 when eager).
         cuda_graph_planned_bytes: what the KV sizing set aside for them (measured on the
             largest bucket before the cache existed).
         sampler_bytes: the sampler's per-sequence penalty table.

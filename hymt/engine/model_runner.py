@@ -120,7 +120,7 @@ class ModelRunner:
         return total
 
     def allocate(self, plan: MemoryPlan) -> None:
-        """Create the KV cache the plan sized, then capture its decode graphs (they bake in its addresses)."""
+        """Create the KV cache the plan sized, then capture its graphs (they bake in its addresses)."""
         self.kv_caches = allocate_kv_cache(self.model, plan.num_kv_blocks, self.block_size, plan.kv_dtype,
                                            self.device)
         if plan.graph_buckets or plan.token_graph_buckets:

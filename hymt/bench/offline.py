@@ -26,7 +26,7 @@ def run_offline(
     start = time.perf_counter()
     outputs = engine.generate(prompts, params)
     sync()
-    return _measure(name, prompts, outputs, time.perf_counter() - start, params, note), outputs
+    return _measure(name, prompts, outputs, time.perf_counter() - start, params, note, _latencies(outputs)), outputs
 
 
 def run_closed_loop(
@@ -40,14 +40,19 @@ def run_closed_loop(
     outputs = run_to_completion(engine, ((prompt, params) for prompt in prompts), max_in_flight=concurrency)
     sync()
     note = f"{concurrency} requests in flight, the next submitted as each finishes"
-    return _measure(name, prompts, outputs, time.perf_counter() - start, params, note)
+    return _measure(name, prompts, outputs, time.perf_counter() - start, params, note, _latencies(outputs))
+
+
+def _latencies(outputs: list[RequestOutput]) -> list[float]:
+    """Each request's seconds from submission to its last token, where the engine stamped both."""
+    return [o.finish_time - o.arrival_time for o in outputs if o.finish_time is not None and o.arrival_time]
 
 
 def _measure(name: str, prompts: list[list[int]], outputs: list[RequestOutput], wall: float,
-             params: SamplingParams, note: str) -> ThroughputResult:
+             params: SamplingParams, note: str, latencies_s: list[float] | None = None) -> ThroughputResult:
     return ThroughputResult.measure(name, len(outputs), wall, sum(len(p) for p in prompts),
                                     sum(len(o.token_ids) for o in outputs),
-                                    note=_short_answers_note(outputs, params, note))
+                                    note=_short_answers_note(outputs, params, note), latencies_s=latencies_s)
 
 
 def _short_answers_note(outputs: list[RequestOutput], params: SamplingParams, note: str) -> str:

@@ -203,7 +203,7 @@ def hymt_rows(latency: LatencyResult, closed_loop: tuple[ThroughputResult, ...],
     closed-loop run at its number of requests in flight."""
     rate = 1e3 / latency.total_ms_mean if latency.total_ms_mean > 0 else 0.0
     rows = [HymtRow(1, rate, rate * latency.output_tokens_mean, latency.total_ms_p50, "batch-1 latency run")]
-    rows += [HymtRow(n, r.requests_per_s, r.output_tokens_per_s, None, r.name)
+    rows += [HymtRow(n, r.requests_per_s, r.output_tokens_per_s, r.latency_ms_p50, r.name)
              for n, r in zip(closed_loop_concurrency, closed_loop, strict=True)]
     return tuple(rows)
 

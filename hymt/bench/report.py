@@ -31,12 +31,13 @@ def _name_width(label: str, names) -> int:
 def _throughput_rows(native: ThroughputResult, rows: tuple[ThroughputResult, ...], ratios: dict) -> list[str]:
     width = _name_width("throughput", (r.name for r in (native, *rows)))
     head = f"{'throughput':<{width}}  {'requests':>8}  {'wall s':>8}  {'req/s':>9}  {'out tok/s':>10}  " \
-           f"{'total tok/s':>11}  {'native is':>9}"
+           f"{'total tok/s':>11}  {'native is':>9}  {'p50 / p90 ms':>15}"
     lines = [head]
     for r in (native, *rows):
         ratio = "" if r is native else (f"{ratios[r.name]:.1f}x" if r.name in ratios else "-")
+        latency = "-" if r.latency_ms_p50 is None else f"{r.latency_ms_p50:.0f} / {r.latency_ms_p90:.0f}"
         lines.append(f"{r.name:<{width}}  {r.num_requests:>8}  {r.wall_s:>8.2f}  {r.requests_per_s:>9.2f}  "
-                     f"{r.output_tokens_per_s:>10.0f}  {r.total_tokens_per_s:>11.0f}  {ratio:>9}")
+                     f"{r.output_tokens_per_s:>10.0f}  {r.total_tokens_per_s:>11.0f}  {ratio:>9}  {latency:>15}")
     return lines
 
 

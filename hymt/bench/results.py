@@ -30,6 +30,8 @@ class ThroughputResult:
         prompt_tokens / output_tokens: tokens read and generated in the run.
         requests_per_s / output_tokens_per_s / total_tokens_per_s: the rates over wall_s.
         note: how the figure was obtained when that is not obvious (subset, warm-up, ...).
+        latency_ms_p50 / latency_ms_p90: per-request time from submission to the last token,
+            where the run measures it (closed-loop runs); None otherwise.
     """
 
     name: str
@@ -41,13 +43,19 @@ class ThroughputResult:
     output_tokens_per_s: float
     total_tokens_per_s: float
     note: str = ""
+    latency_ms_p50: float | None = None
+    latency_ms_p90: float | None = None
 
     @classmethod
     def measure(cls, name: str, num_requests: int, wall_s: float, prompt_tokens: int, output_tokens: int,
-                note: str = "") -> ThroughputResult:
+                note: str = "", latencies_s: list[float] | None = None) -> ThroughputResult:
+        """latencies_s: each request's time from submission to its last token, when known."""
         wall = max(wall_s, 1e-9)
+        p50 = p90 = None
+        if latencies_s:
+            p50, p90 = percentile(latencies_s, 50) * 1e3, percentile(latencies_s, 90) * 1e3
         return cls(name, num_requests, wall_s, prompt_tokens, output_tokens, num_requests / wall,
-                   output_tokens / wall, (prompt_tokens + output_tokens) / wall, note)
+                   output_tokens / wall, (prompt_tokens + output_tokens) / wall, note, p50, p90)
 
 
 @dataclass(frozen=True)

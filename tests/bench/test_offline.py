@@ -1,6 +1,8 @@
 """Offline throughput on a real (tiny) engine: token counts and rates from what came back."""
 from __future__ import annotations
 
+import pytest
+
 from hymt.bench.offline import run_closed_loop, run_offline
 from hymt.bench.workload import Workload
 from hymt.engine.interface import Engine
@@ -76,3 +78,23 @@ def test_closed_loop_keeps_the_set_number_in_flight_and_answers_every_prompt():
     assert CountingEngine.most == 3
     assert result.num_requests == 10 and result.output_tokens == 40 and result.prompt_tokens == 20
     assert result.note == "3 requests in flight, the next submitted as each finishes"
+
+
+def test_closed_loop_reports_each_requests_time_from_submission_to_its_end():
+    class TimedEngine(ShortEngine):
+        def add_request(self, prompt_token_ids, params, request_id=None, *, final_only=False):
+            rid = super().add_request(prompt_token_ids, params, request_id or f"r{id(prompt_token_ids)}")
+            self._added = {**getattr(self, "_added", {}), rid: len(getattr(self, "_added", {}))}
+            return rid
+
+        def step(self):  # request k was submitted at second k and ends 0.2 s + 0.1 s * k later
+            done, self._queue = self._queue[:1], self._queue[1:]
+            return [RequestOutput(rid, p, token_ids=[7] * 4, finished=True, finish_reason="length",
+                                  arrival_time=float(self._added[rid]) + 1,
+                                  finish_time=float(self._added[rid]) + 1.2 + 0.1 * self._added[rid])
+                    for rid, p in done]
+
+    result = run_closed_loop(TimedEngine(), [[i] for i in range(11)], SamplingParams(max_tokens=4, ignore_eos=True),
+                             2, "c2")
+    assert result.latency_ms_p50 == pytest.approx(700.0)  # 0.2 .. 1.2 s, median 0.7 s
+    assert result.latency_ms_p90 == pytest.approx(1100.0)

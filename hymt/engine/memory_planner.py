@@ -199,8 +199,20 @@ class MemoryPlanner:
         captured once into one pool over a temporary cache. The smaller buckets reuse its
         blocks; GRAPH_POOL_SLACK covers what they cannot."""
         tokens = self.token_graph_buckets[-1] if self.token_graph_buckets else None
+        batch = self.graph_buckets[-1] if self.graph_buckets else None
         with runner.temporary_kv_cache(2, self.kv_dtype):
-            pool = runner.measure_graph_pool(self.graph_buckets[-1] if self.graph_buckets else None, tokens)
+            try:
+                pool = runner.measure_graph_pool(batch, tokens)
+            except RuntimeError as exc:
+                if tokens is None:
+                    raise
+                # The step graphs are the newer capture (prefills of up to thousands of tokens
+                # through every layer kind); a kernel that cannot be captured there costs their
+                # speed, never the engine.
+                log.warning("steps with prefill tokens will run eagerly: their CUDA graph could not be "
+                            "captured (%s)", exc)
+                self.token_graph_buckets = ()
+                pool = runner.measure_graph_pool(batch, None) if batch is not None else 0
         return int(pool * GRAPH_POOL_SLACK)
 
     def _kv_blocks(self, set_aside: int, block_bytes: int) -> int:

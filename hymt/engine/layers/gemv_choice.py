@@ -35,7 +35,12 @@ def choose_gemv_kernels(model: nn.Module) -> dict[tuple[int, int], int]:
     for layer in layers:
         shape = (layer.out_features, layer.in_features)
         if shape not in choice:
-            choice[shape], timings = _gemv_rows(layer, gemv_triton)
+            try:
+                choice[shape], timings = _gemv_rows(layer, gemv_triton)
+            except Exception as exc:  # noqa: BLE001 - a kernel this card cannot build or time: cuBLAS it is
+                log.warning("weight %dx%d: cuBLAS (the Triton GEMV could not be timed: %r)", *shape, exc)
+                choice[shape] = 0
+                continue
             log.info("weight %dx%d: Triton GEMV up to %d rows; us per call (cuBLAS / Triton) %s", *shape,
                      choice[shape], ", ".join(f"{m} rows {c:.1f} / {t:.1f}" for m, c, t in timings))
         layer.gemv_rows = choice[shape]

@@ -81,9 +81,9 @@ for _ in range(60):
     done ;;
   gemv)  # batch 1 with the Triton GEMV allowed and not, same call (-v logs the start-up choice)
     for f in HY-MT1.5-1.8B HY-MT1.5-7B; do
-      bench "gemv_on_$f" --random-weights --family "$f" --num-requests 1000 --warmup-requests 64 -v
+      bench "gemv_on_$f" --random-weights --family "$f" --num-requests 1000 --warmup-requests 64 --triton-gemv -v
       grep -h "Triton GEMV" "$OUT/gemv_on_$f.err" | cut -c1-200
-      bench "gemv_off_$f" --random-weights --family "$f" --num-requests 1000 --warmup-requests 64 --no-triton-gemv
+      bench "gemv_off_$f" --random-weights --family "$f" --num-requests 1000 --warmup-requests 64
     done ;;
   peer)  # llama.cpp beside hymt on one checkpoint (docs/PEER.md). The CUDA build takes ~330 s on
     # 16 cores: run `tools/llamacpp/build.sh cuda` in a call of its own first. Files go to

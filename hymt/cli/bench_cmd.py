@@ -54,8 +54,9 @@ def register(subparsers) -> None:
     e.add_argument("--cuda-graph-max-tokens", type=int, metavar="N",
                    help="largest step with prefill tokens run as a CUDA graph (default 2048; 0: such steps "
                         "run eagerly)")
-    e.add_argument("--no-triton-gemv", dest="triton_gemv", action="store_const", const=False, default=None,
-                   help="cuBLAS for every projection (default: the Triton GEMV where it is faster at 1-4 rows)")
+    e.add_argument("--triton-gemv", action="store_const", const=True, default=None,
+                   help="time the Triton GEMV against cuBLAS at start-up and use it for 1-4 row projections "
+                        "where it is faster (default: cuBLAS everywhere)")
     e.add_argument("--kv-cache-dtype", choices=KV_CACHE_DTYPE_CHOICES,
                    help="paged KV cache dtype (default auto = the model dtype)")
     q = p.add_argument_group("quantization comparison")

@@ -59,7 +59,9 @@ class EngineConfig:
         disable_triton: run the torch kernels on CUDA instead of Triton's (debugging,
             comparisons). Process-wide while the engine is open: layers choose per tensor.
         triton_gemv: at start-up on CUDA, time the Triton GEMV against cuBLAS on each weight
-            shape at 1-4 rows and use it where it is faster (layers/gemv_choice.py).
+            shape at 1-4 rows and use it where it is faster (layers/gemv_choice.py). Off by
+            default: its effect on a request is not measured yet, and the timing costs start-up
+            time (docs/reference/engine.md §3.5).
     """
 
     max_num_seqs: int = 512
@@ -79,7 +81,7 @@ class EngineConfig:
     overlap: bool | None = None
     step_profile: str = "off"
     disable_triton: bool = False
-    triton_gemv: bool = True
+    triton_gemv: bool = False
 
     def __post_init__(self) -> None:
         _positive("max_num_seqs", self.max_num_seqs)

@@ -41,7 +41,8 @@ class AttentionMetadata:
         logits_indices: [num_sampling_rows] int64, token indices whose hidden states give logits.
         prefill_items: [num_items, 2] int32, the prefill kernel's work list: (sequence row,
             query block) pairs, PREFILL_QUERY_BLOCK queries each; padding items (CUDA graphs)
-            carry INERT_QUERY_BLOCK. Its length, not the batch, sets the kernel's grid.
+            carry INERT_QUERY_BLOCK. Its length, not the batch, sets the kernel's grid. Empty
+            for decode-only steps outside a step graph (the decode kernel reads none).
     """
 
     positions: torch.Tensor

@@ -78,6 +78,10 @@ class InputBuffers:
     def input_ids(self, layout: StepLayout) -> torch.Tensor:
         return self.dev["input_ids"][: layout.num_tokens]
 
+    def logits_indices(self, layout: StepLayout) -> torch.Tensor:
+        """The step's sampling rows on the device (what metadata() holds, without building it)."""
+        return self.dev["logits_indices"][: layout.num_sample]
+
     def metadata(self, layout: StepLayout) -> AttentionMetadata:
         """Device views of the step's prefix, as the attention layers read them."""
         return metadata_view(self.dev, layout)

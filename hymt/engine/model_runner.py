@@ -160,9 +160,7 @@ class ModelRunner:
                                  num_cols=self.max_cols, max_seq_len=self.config.max_model_len)
 
     def _run_token_graph_body(self, num_tokens: int) -> torch.Tensor:
-        layout = self._token_graph_layouts[num_tokens]
-        return self.model.forward(self.buffers.input_ids(layout), self.buffers.metadata(layout),
-                                  self.kv_caches)  # [num_tokens, hidden]
+        return self._forward_hidden(self._token_graph_layouts[num_tokens])  # [num_tokens, hidden]
 
     def _reserve_graph_logits(self, rows: int) -> None:
         if self._graph_logits is None or self._graph_logits.shape[0] < rows:
@@ -170,8 +168,7 @@ class ModelRunner:
 
     def _run_graph_body(self, bs: int) -> torch.Tensor:
         assert self._graph_logits is not None  # reserved before every capture
-        layout = self._graph_layouts[bs]
-        hidden = self.model.forward(self.buffers.input_ids(layout), self.buffers.metadata(layout), self.kv_caches)
+        hidden = self._forward_hidden(self._graph_layouts[bs])
         out = self._graph_logits[:bs]
         out.copy_(self.model.compute_logits(hidden))  # [bs, vocab] fp32; every decode row samples
         return out
@@ -223,16 +220,18 @@ class ModelRunner:
 
     @torch.inference_mode()
     def _forward_eager(self, layout: StepLayout) -> torch.Tensor:
-        hidden = self.model.forward(self.buffers.input_ids(layout), self.buffers.metadata(layout),
-                                    self.kv_caches)  # [T, H]
-        return self._logits(hidden, layout)
+        return self._logits(self._forward_hidden(layout), layout)
+
+    def _forward_hidden(self, layout: StepLayout) -> torch.Tensor:
+        """The model over the buffers' step of `layout` -> final hidden states [T, hidden]."""
+        return self.model.forward(self.buffers.input_ids(layout), self.buffers.metadata(layout), self.kv_caches)
 
     def _logits(self, hidden: torch.Tensor, layout: StepLayout) -> torch.Tensor:
         """hidden [T, H] of a step -> logits [num_sample, vocab] fp32 of its sampling rows."""
         if layout.num_sample == 0:
             return hidden.new_empty((0, self.vocab_size), dtype=torch.float32)
         if layout.num_sample < layout.num_tokens:
-            hidden = hidden.index_select(0, self.buffers.metadata(layout).logits_indices)
+            hidden = hidden.index_select(0, self.buffers.logits_indices(layout))
         return self.model.compute_logits(hidden)  # [num_sample, vocab]
 
     def close(self) -> None:

@@ -203,7 +203,10 @@ def fill_step_inputs(
     if extra:
         _pad_tokens(bufs, n, t, extra)
         q_lens = np.append(q_lens, extra)
-    num_items = _fill_prefill_items(bufs["prefill_items"], q_lens, pad_items_to)
+    # Decode-only steps attend with the decode kernel: only a step graph (pad_items_to) sends
+    # decode rows through the prefill kernel, which reads the work list.
+    needs_items = not decode_only or extra > 0 or pad_items_to is not None
+    num_items = _fill_prefill_items(bufs["prefill_items"], q_lens, pad_items_to) if needs_items else 0
     return StepLayout(
         num_tokens=t + extra,
         num_seqs=rows + (extra > 0),

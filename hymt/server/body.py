@@ -83,17 +83,32 @@ def _depth_over(data: object, limit: int) -> bool:
     return False
 
 
-def _multi(items: Iterable[tuple[str, Any]]) -> dict[str, Any]:
+def merge_repeated(items: Iterable[tuple[str, Any]]) -> dict[str, Any]:
+    """Form or query pairs as a dict: a key given more than once maps to the list of its values
+    in order, a key given once to its value."""
     out: dict[str, Any] = {}
     for key, value in items:
-        if key.endswith("[]"):  # PHP-style `text[]=a&text[]=b`
-            key = key[:-2]
-            out.setdefault(key, [])
         if key in out:
             existing = out[key]
             out[key] = [*existing, value] if isinstance(existing, list) else [existing, value]
         else:
             out[key] = value
+    return out
+
+
+def _multi(items: Iterable[tuple[str, Any]]) -> dict[str, Any]:
+    """merge_repeated, where a PHP-style `text[]=a` key drops its brackets and always gives a list."""
+    listed: set[str] = set()
+    pairs = []
+    for key, value in items:
+        if key.endswith("[]"):
+            key = key[:-2]
+            listed.add(key)
+        pairs.append((key, value))
+    out = merge_repeated(pairs)
+    for key in listed:
+        if not isinstance(out[key], list):
+            out[key] = [out[key]]
     return out
 
 

@@ -25,6 +25,7 @@ from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
 
 from hymt.server.auth import key_from_headers, key_matches
+from hymt.server.body import merge_repeated
 from hymt.server.errors import ApiError
 from hymt.server.jobs.job import display_name, new_job_id
 from hymt.server.jobs.store import JobStore
@@ -87,7 +88,7 @@ async def receive_upload(request: Request, store: JobStore, max_bytes: int, fiel
         raise ApiError(400, f"malformed multipart body: {exc.message}", type="invalid_body", field=field) from None
     files = [value for _, value in form.multi_items() if isinstance(value, UploadFile)]
     try:
-        fields = _fields(form.multi_items())
+        fields = merge_repeated((k, v) for k, v in form.multi_items() if not isinstance(v, UploadFile))
         if header_key is None:
             check_key(request, fields.get("api_key") if isinstance(fields.get("api_key"), str) else None)
         upload = next((value for key, value in form.multi_items() if key == field and isinstance(value, UploadFile)),
@@ -116,19 +117,6 @@ def check_key(request: Request, candidate: str | None) -> None:
                        type="missing_key", headers={"WWW-Authenticate": "Bearer"})
     if not key_matches(candidate, keys):
         raise ApiError(401, "invalid API key", type="invalid_key", headers={"WWW-Authenticate": "Bearer"})
-
-
-def _fields(items: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in items:
-        if isinstance(value, UploadFile):
-            continue
-        if key in out:
-            existing = out[key]
-            out[key] = [*existing, value] if isinstance(existing, list) else [existing, value]
-        else:
-            out[key] = value
-    return out
 
 
 def _save(upload: UploadFile, store: JobStore, job_id: str) -> int:

@@ -158,3 +158,11 @@ def test_form_encoded_body_with_repeated_text(client):
                     headers={"Authorization": "DeepL-Auth-Key whatever"})
     assert r.status_code == 200, r.text
     assert len(r.json()["translations"]) == 2
+
+
+def test_php_style_text_brackets_give_a_list_even_for_one_text(client):
+    for texts in (["One."], ["One.", "Two."]):
+        r = client.post("/v2/translate", data={"text[]": texts, "target_lang": "JA"},
+                        headers={"Authorization": "DeepL-Auth-Key whatever"})
+        assert r.status_code == 200, r.text
+        assert len(r.json()["translations"]) == len(texts)

@@ -55,6 +55,10 @@ class ServerProcess:
     def status(self) -> dict:
         return httpx.get(f"{self.url}/api/status", headers=self.headers, timeout=10).json()
 
+    def ready_code(self) -> int:
+        """The status code /ready answers now."""
+        return httpx.get(f"{self.url}/ready", timeout=10).status_code
+
     def wait_idle(self, timeout: float = 20.0) -> dict:
         """Poll /api/status until nothing runs, waits or is admitted; returns the last status."""
         deadline = time.monotonic() + timeout
@@ -68,6 +72,15 @@ class ServerProcess:
 
     def log_text(self) -> str:
         return self.log_path.read_text(errors="replace")
+
+
+def seconds_until(predicate, timeout: float, poll: float = 0.1) -> float:
+    """Poll `predicate` until it holds; how long that took. Fails the test after `timeout` s."""
+    started = time.monotonic()
+    while not predicate():
+        assert time.monotonic() - started < timeout, f"not within {timeout} s"
+        time.sleep(poll)
+    return time.monotonic() - started
 
 
 def free_port() -> int:

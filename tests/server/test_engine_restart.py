@@ -15,6 +15,7 @@ import time
 
 import httpx
 import pytest
+from conftest import seconds_until
 
 # ~3000 tokens on the tiny CPU model: far longer than the tests wait.
 SLOW = {"text": "Keep talking.", "src": "en", "tgt": "de", "use_cache": False,
@@ -38,20 +39,8 @@ def _engine_pid(server) -> int:
     return pid
 
 
-def _seconds_until(predicate, timeout: float, poll: float = 0.05) -> float:
-    started = time.monotonic()
-    while not predicate():
-        assert time.monotonic() - started < timeout, f"not within {timeout} s"
-        time.sleep(poll)
-    return time.monotonic() - started
-
-
-def _ready_code(server) -> int:
-    return httpx.get(f"{server.url}/ready", timeout=10).status_code
-
-
 def _recovers(server, old_pid: int) -> None:
-    took = _seconds_until(lambda: _ready_code(server) == 200, RECOVER_S, poll=0.2)
+    took = seconds_until(lambda: server.ready_code() == 200, RECOVER_S, poll=0.2)
     status = server.status()
     assert status["engine_pid"] not in (None, old_pid) and status["engine_restarts"] >= 1
     r = httpx.post(f"{server.url}/api/translate", json={"text": "Hello again.", "src": "en", "tgt": "de"}, timeout=60)
@@ -63,7 +52,7 @@ def test_killed_while_idle(server):
     pid = _engine_pid(server)
     os.kill(pid, signal.SIGKILL)
     killed = time.monotonic()
-    _seconds_until(lambda: _ready_code(server) == 503, NOTICE_S)
+    seconds_until(lambda: server.ready_code() == 503, NOTICE_S, poll=0.05)
     print(f"/ready 503 {time.monotonic() - killed:.2f} s after the kill")
     ready = httpx.get(f"{server.url}/ready").json()
     assert ready["status"] == "restarting" and "engine process died" in ready["error"]
@@ -88,7 +77,7 @@ def test_killed_under_load(server):
     threads = [threading.Thread(target=plain, args=(i,)) for i in range(3)] + [threading.Thread(target=stream)]
     for thread in threads:
         thread.start()
-    _seconds_until(lambda: server.status()["running"] == 4, 30, poll=0.1)
+    seconds_until(lambda: server.status()["running"] == 4, 30, poll=0.1)
     pid = _engine_pid(server)
     os.kill(pid, signal.SIGKILL)
     killed = time.monotonic()

@@ -10,11 +10,11 @@ import os
 import re
 import signal
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
+from conftest import seconds_until
 
 TEXT = {"text": "Hello world.", "src": "en", "tgt": "de"}
 SLOW = {"text": "Keep talking.", "src": "en", "tgt": "de", "use_cache": False,
@@ -27,7 +27,7 @@ RECOVER_S = 90.0
 def server(tiny_model_dir, server_starter, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("http-workers")
     with server_starter(tiny_model_dir, tmp, "--http-workers", "2", "--max-tokens", "4000") as started:
-        _until(lambda: _ready_workers(started) == {"1", "2"}, 60)  # /ready came from one of them
+        seconds_until(lambda: _ready_workers(started) == {"1", "2"}, 60)  # /ready came from one of them
         yield started
 
 
@@ -54,18 +54,6 @@ def _workers_seen(server, scrapes: int = 30, *, resets: bool = False) -> dict[st
             continue
         seen[worker] = pid
     return seen
-
-
-def _until(predicate, timeout: float, poll: float = 0.1) -> float:
-    started = time.monotonic()
-    while not predicate():
-        assert time.monotonic() - started < timeout, f"not within {timeout} s"
-        time.sleep(poll)
-    return time.monotonic() - started
-
-
-def _ready(server) -> int:
-    return httpx.get(f"{server.url}/ready", timeout=10).status_code
 
 
 def test_both_workers_answer_concurrent_requests_on_one_engine(server):
@@ -96,7 +84,7 @@ def test_engine_killed_under_load_gives_503_then_recovers(server):
     threads = [threading.Thread(target=slow) for _ in range(4)]
     for thread in threads:
         thread.start()
-    _until(lambda: server.status()["running"] == 4, 30)
+    seconds_until(lambda: server.status()["running"] == 4, 30)
     pid = server.status()["engine_pid"]
     os.kill(pid, signal.SIGKILL)
     for thread in threads:
@@ -104,7 +92,7 @@ def test_engine_killed_under_load_gives_503_then_recovers(server):
     assert len(results) == 4
     for status, body, retry_after in results:
         assert status == 503 and body["error"]["type"] == "engine_restarting" and int(retry_after) >= 1, body
-    _until(lambda: _ready_workers(server) == {"1", "2"}, RECOVER_S, poll=0.2)  # each reconnected
+    seconds_until(lambda: _ready_workers(server) == {"1", "2"}, RECOVER_S, poll=0.2)  # each reconnected
     for _ in range(6):
         status = server.status()
         assert status["engine_pid"] not in (None, pid) and status["engine_restarts"] == 1
@@ -115,7 +103,8 @@ def test_engine_killed_under_load_gives_503_then_recovers(server):
 def test_a_killed_worker_is_replaced(server):
     before = _workers_seen(server)
     os.kill(int(before["1"]), signal.SIGKILL)
-    _until(lambda: _workers_seen(server, 10, resets=True).get("1") not in (None, before["1"]), RECOVER_S, poll=0.5)
+    seconds_until(lambda: _workers_seen(server, 10, resets=True).get("1") not in (None, before["1"]), RECOVER_S,
+                  poll=0.5)
     assert _workers_seen(server)["2"] == before["2"]
     assert httpx.post(f"{server.url}/api/translate", json=TEXT, timeout=60).status_code == 200
 
@@ -130,9 +119,9 @@ def test_sigterm_drains_every_worker_and_exits_0(server):
     threads = [threading.Thread(target=slow) for _ in range(4)]
     for thread in threads:
         thread.start()
-    _until(lambda: server.status()["running"] >= 4, 30)
+    seconds_until(lambda: server.status()["running"] >= 4, 30)
     server.proc.send_signal(signal.SIGTERM)
-    _until(lambda: _ready(server) == 503, 5)  # draining: still listening, not ready
+    seconds_until(lambda: server.ready_code() == 503, 5)  # draining: still listening, not ready
     for thread in threads:
         thread.join(60)
     assert results == [200] * 4  # the admitted requests ran to the end
@@ -142,7 +131,7 @@ def test_sigterm_drains_every_worker_and_exits_0(server):
 
 def test_the_server_exits_3_when_the_engine_cannot_be_restarted(tiny_model_dir, server_starter, tmp_path):
     with server_starter(tiny_model_dir, tmp_path, "--http-workers", "2", "--engine-restarts", "0") as started:
-        _until(lambda: _ready_workers(started) == {"1", "2"}, 60)  # /ready came from one of them
+        seconds_until(lambda: _ready_workers(started) == {"1", "2"}, 60)  # /ready came from one of them
         os.kill(started.status()["engine_pid"], signal.SIGKILL)
         assert started.proc.wait(timeout=60) == 3
     log = started.log_text()

@@ -17,7 +17,6 @@ sized and captures the graphs.
 """
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from hymt.engine.memory_planner import MemoryPlan
 from hymt.engine.network.hunyuan_dense import HunyuanDenseForCausalLM, KVCache, allocate_kv_cache
 from hymt.engine.step_inputs import StepLayout
 from hymt.errors import EngineError
+from hymt.gc_tuning import freeze_heap
 
 
 @dataclass(frozen=True)
@@ -124,10 +124,7 @@ class ModelRunner:
         self.kv_caches = allocate_kv_cache(self.model, plan.num_kv_blocks, self.block_size, plan.kv_dtype,
                                            self.device)
         if plan.graph_buckets or plan.token_graph_buckets:
-            # torch.cuda.graph() runs gc.collect() per capture; freezing first keeps ~60
-            # captures from walking every Python object each time.
-            gc.collect()
-            gc.freeze()
+            freeze_heap()  # ~60 captures, each running gc.collect()
             pool = torch.cuda.graph_pool_handle()
             with torch.inference_mode():
                 if plan.token_graph_buckets:

@@ -9,7 +9,6 @@ was faster at every row count it was timed at.
 from __future__ import annotations
 
 import functools
-import gc
 import logging
 from collections.abc import Callable
 
@@ -17,6 +16,7 @@ import torch
 from torch import nn
 
 from hymt.engine.layers.linear import Linear
+from hymt.gc_tuning import freeze_heap
 
 log = logging.getLogger(__name__)
 
@@ -33,25 +33,27 @@ def choose_gemv_kernels(model: nn.Module) -> dict[tuple[int, int], int]:
 
     layers = [m for m in model.modules() if isinstance(m, Linear) and _eligible(m.weight)]
     if layers:
-        # Each timing captures a CUDA graph, and torch.cuda.graph() runs gc.collect() at every
-        # capture: 6-12 s of start-up on an H100 with the model loaded. The runner freezes the
-        # heap before its own captures; doing it here first makes these cheap too.
-        gc.collect()
-        gc.freeze()
+        freeze_heap()  # each timing captures a CUDA graph: 6-12 s of start-up on an H100 unfrozen
     choice: dict[tuple[int, int], int] = {}
     for layer in layers:
         shape = (layer.out_features, layer.in_features)
         if shape not in choice:
-            try:
-                choice[shape], timings = _gemv_rows(layer, gemv_triton)
-            except Exception as exc:  # noqa: BLE001 - a kernel this card cannot build or time: cuBLAS it is
-                log.warning("weight %dx%d: cuBLAS (the Triton GEMV could not be timed: %r)", *shape, exc)
-                choice[shape] = 0
-                continue
-            log.info("weight %dx%d: Triton GEMV up to %d rows; us per call (cuBLAS / Triton) %s", *shape,
-                     choice[shape], ", ".join(f"{m} rows {c:.1f} / {t:.1f}" for m, c, t in timings))
+            choice[shape] = _choose(layer, gemv_triton)
         layer.gemv_rows = choice[shape]
     return choice
+
+
+def _choose(layer: Linear, gemv: Callable[..., torch.Tensor]) -> int:
+    """The layer's gemv_rows, logged with its timings; 0 (cuBLAS) when the GEMV cannot be timed."""
+    shape = (layer.out_features, layer.in_features)
+    try:
+        rows, timings = _gemv_rows(layer, gemv)
+    except Exception as exc:  # noqa: BLE001 - a kernel this card cannot build or time: cuBLAS it is
+        log.warning("weight %dx%d: cuBLAS (the Triton GEMV could not be timed: %r)", *shape, exc)
+        return 0
+    log.info("weight %dx%d: Triton GEMV up to %d rows; us per call (cuBLAS / Triton) %s", *shape, rows,
+             ", ".join(f"{m} rows {c:.1f} / {t:.1f}" for m, c, t in timings))
+    return rows
 
 
 def _eligible(weight: torch.Tensor) -> bool:

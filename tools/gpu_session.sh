@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU measurements behind docs/BENCHMARKS.md, one stage per call of the device tool:
-#   bash tools/gpu_session.sh quant18|quant7|budgets|closedloop|server|gemv|peer
+#   bash tools/gpu_session.sh quant18|quant7|budgets|closedloop|server|peer
 # Outputs (text + JSON) go to $OUT (default ./gpu-out; the device tool returns at most 8 files, so
 # a stage writing more is run with OUT=/tmp/x and tarred into the tool's $OUT). Wheels carried in .whl/ are installed
 # first when present (the GPU machine has no fastapi/uvicorn/pydantic).
@@ -32,9 +32,11 @@ case "${1:-}" in
     bench closedloop18 --random-weights --family HY-MT1.5-1.8B --prompt-len-min 166 --prompt-len-max 208 \
       --num-requests 4000 --closed-loop 256 ;;
   server)
-    DIR=/tmp/hy18
-    start=$(date +%s); python3 -m hymt make-test-model "$DIR" --family HY-MT1.5-1.8B --real-shape >/dev/null 2>&1
-    echo "== wrote the real-shape checkpoint in $(( $(date +%s) - start )) s"
+    DIR=${CKPT:-/tmp/hy18}  # CKPT: a real-shape 1.8B checkpoint written earlier (peer stage: /dev/shm/hy18)
+    if [ ! -f "$DIR/config.json" ]; then
+      start=$(date +%s); python3 -m hymt make-test-model "$DIR" --family HY-MT1.5-1.8B --real-shape >/dev/null 2>&1
+      echo "== wrote the real-shape checkpoint in $(( $(date +%s) - start )) s"
+    fi
     # Server texts of 24 words are one segment of 166-208 prompt tokens with this tokenizer
     # (the tiny BPE stretched to the real vocabulary): the offline run gets the same lengths.
     if [ -z "${SKIP_OFFLINE:-}" ]; then
@@ -48,7 +50,7 @@ case "${1:-}" in
       flag=""; [ $mode = in_process ] && flag=--engine-in-process
       tag=$mode; [ "$w" != 1 ] && tag=${mode}_w$w
       python3 -m hymt serve --model "$DIR" --port 8000 --max-queue 4096 --no-cache --log-level ${SERVE_LOG_LEVEL:-warning} $flag \
-        --http-workers $w >"$OUT/serve_$tag.log" 2>&1 &
+        --http-workers $w ${SERVE_FLAGS:-} >"$OUT/serve_$tag.log" 2>&1 &
       server=$!
       # Ready when every HTTP worker says so (each answers /metrics for itself; one worker has no label).
       for _ in $(seq 240); do python3 -c "
@@ -79,12 +81,6 @@ for _ in range(60):
       done
       CONCURRENCY=512
     done ;;
-  gemv)  # batch 1 with the Triton GEMV allowed and not, same call (-v logs the start-up choice)
-    for f in HY-MT1.5-1.8B HY-MT1.5-7B; do
-      bench "gemv_on_$f" --random-weights --family "$f" --num-requests 1000 --warmup-requests 64 --triton-gemv -v
-      grep -h "Triton GEMV" "$OUT/gemv_on_$f.err" | cut -c1-200
-      bench "gemv_off_$f" --random-weights --family "$f" --num-requests 1000 --warmup-requests 64
-    done ;;
   peer)  # llama.cpp beside hymt on one checkpoint (docs/PEER.md). The CUDA build takes ~330 s on
     # 16 cores: run `tools/llamacpp/build.sh cuda` in a call of its own first. Files go to
     # /dev/shm: on disk the 6.7 GB of GGUF files starve everything else of I/O.
@@ -98,5 +94,5 @@ for _ in range(60):
       TAIL=30 bench "peer_hymt_$q" --model "$DIR" --num-requests 1000 --closed-loop 32,256 "${quant[@]}" \
         --peer-results "$P/peer.json"
     done ;;
-  *) echo "usage: $0 quant18|quant7|budgets|closedloop|server|gemv|peer" >&2; exit 2 ;;
+  *) echo "usage: $0 quant18|quant7|budgets|closedloop|server|peer" >&2; exit 2 ;;
 esac

@@ -16,7 +16,7 @@ from hymt.engine.dtypes import DTYPE_CHOICES
 
 _DEFAULTS: dict = {}  # the parser's defaults, for rebuilding a command line
 ENGINE_FLAGS = ("gpu_memory_gb", "gpu_memory_utilization", "max_num_seqs", "max_num_batched_tokens",
-                "quantization", "enforce_eager", "cuda_graph_max_tokens", "triton_gemv", "kv_cache_dtype",
+                "quantization", "enforce_eager", "cuda_graph_max_tokens", "kv_cache_dtype",
                 "seed")
 
 
@@ -54,9 +54,6 @@ def register(subparsers) -> None:
     e.add_argument("--cuda-graph-max-tokens", type=int, metavar="N",
                    help="largest step with prefill tokens run as a CUDA graph (default 2048; 0: such steps "
                         "run eagerly)")
-    e.add_argument("--triton-gemv", action="store_const", const=True, default=None,
-                   help="time the Triton GEMV against cuBLAS at start-up and use it for 1-4 row projections "
-                        "where it is faster (default: cuBLAS everywhere)")
     e.add_argument("--kv-cache-dtype", choices=KV_CACHE_DTYPE_CHOICES,
                    help="paged KV cache dtype (default auto = the model dtype)")
     q = p.add_argument_group("quantization comparison")

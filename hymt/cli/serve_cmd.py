@@ -57,6 +57,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="weight quantization at load (native engine); fp8 needs a Hopper-class GPU")
     p.add_argument("--kv-cache-dtype", default="auto", choices=KV_CACHE_DTYPE_CHOICES,
                    help="paged KV cache dtype (native engine); fp8 doubles the cached tokens")
+    p.add_argument("--no-prefix-cache", action="store_true",
+                   help="native engine: no sharing of KV blocks between prompts that start alike "
+                        "(for measuring the engine without the prefix cache)")
     p.add_argument("--device", default=None, help="torch device (default: cuda when available, else cpu)")
     p.add_argument("--engine-in-process", action="store_true",
                    help="run the native/transformers engine in the server process (default: a child "
@@ -145,6 +148,7 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
         model=args.model, family=args.family, engine=args.engine, openai_base_url=args.openai_base_url,
         host=args.host, port=args.port, api_keys=tuple(args.api_key) + tuple(env_keys),
         gpu_memory_gb=args.gpu_memory_gb, quantization=args.quantization, kv_cache_dtype=args.kv_cache_dtype,
+        prefix_cache=not args.no_prefix_cache,
         device=args.device, engine_process=not args.engine_in_process,
         max_queue=args.max_queue, max_chars=args.max_chars, max_batch=args.max_batch,
         max_body_bytes=args.max_body_bytes, max_glossary_terms=args.max_glossary_terms,

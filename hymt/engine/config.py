@@ -58,10 +58,6 @@ class EngineConfig:
             phase that launched it; serialises host and device); "cpu" (host time only).
         disable_triton: run the torch kernels on CUDA instead of Triton's (debugging,
             comparisons). Process-wide while the engine is open: layers choose per tensor.
-        triton_gemv: at start-up on CUDA, time the Triton GEMV against cuBLAS on each weight
-            shape at 1-4 rows and use it where it is faster (layers/gemv_choice.py). Off by
-            default: its effect on a request is not measured yet, and the timing costs start-up
-            time (docs/reference/engine.md §3.5).
     """
 
     max_num_seqs: int = 512
@@ -81,7 +77,6 @@ class EngineConfig:
     overlap: bool | None = None
     step_profile: str = "off"
     disable_triton: bool = False
-    triton_gemv: bool = False
 
     def __post_init__(self) -> None:
         _positive("max_num_seqs", self.max_num_seqs)
@@ -123,9 +118,6 @@ class EngineConfig:
         if not isinstance(self.disable_triton, bool):
             raise InvalidInputError(f"disable_triton must be True or False, got {self.disable_triton!r}",
                                     field="disable_triton")
-        if not isinstance(self.triton_gemv, bool):
-            raise InvalidInputError(f"triton_gemv must be True or False, got {self.triton_gemv!r}",
-                                    field="triton_gemv")
         if self.max_num_batched_tokens < self.max_num_seqs:
             raise InvalidInputError(
                 "max_num_batched_tokens must be >= max_num_seqs so every running sequence can "

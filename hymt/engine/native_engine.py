@@ -29,8 +29,7 @@ from hymt.engine.config import EngineConfig, with_env_overrides
 from hymt.engine.devices import resolve_device
 from hymt.engine.dtypes import resolve_dtype
 from hymt.engine.interface import Engine, EngineStats
-from hymt.engine.layers.gemv_choice import choose_gemv_kernels
-from hymt.engine.layers.kernel_choice import set_triton_disabled, use_triton
+from hymt.engine.layers.kernel_choice import set_triton_disabled
 from hymt.engine.loader import load_model
 from hymt.engine.memory_planner import MemoryPlan, MemoryPlanner, log_memory
 from hymt.engine.memory_report import MemoryReport
@@ -74,8 +73,6 @@ def start_model_runner(source: Any, config: EngineConfig, *, device: torch.devic
     config = planner.config
     model = planner.load_weights(functools.partial(load_model, source, device, dtype,
                                                    quantization=config.quantization, random_weights=random_weights))
-    if config.triton_gemv and use_triton(model.norm.weight):
-        choose_gemv_kernels(model)  # before the graphs capture the choice
     runner = ModelRunner(model, config)
     sampler = Sampler(runner.vocab_size, config.max_num_seqs, device)
     plan = planner.plan(runner, sampler)

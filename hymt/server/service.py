@@ -92,7 +92,8 @@ def engine_config(settings: ServerSettings) -> EngineConfig:
     """The EngineConfig of the settings' memory flags."""
     from hymt.engine.config import EngineConfig
 
-    config = EngineConfig(gpu_memory_gb=settings.gpu_memory_gb, quantization=settings.quantization)
+    config = EngineConfig(gpu_memory_gb=settings.gpu_memory_gb, quantization=settings.quantization,
+                          enable_prefix_caching=settings.prefix_cache)
     if settings.kv_cache_dtype != "auto":
         config = dataclasses.replace(config, kv_cache_dtype=settings.kv_cache_dtype)
     return config

@@ -29,6 +29,8 @@ class ServerSettings:
         host / port: where uvicorn listens (loopback by default: nothing is exposed unasked).
         api_keys: accepted keys; empty means no authentication (the localhost default).
         gpu_memory_gb / quantization / kv_cache_dtype / device: passed to the engine.
+        prefix_cache: let prompts that start alike share their KV blocks (the engine's prefix
+            cache; off only to measure the engine without it).
         engine_process: run a local engine (native, transformers) in a child process of its
             own (`hymt.engine.engine_process`); False runs it in the server process.
         max_queue: texts admitted at once, over all requests (running or waiting in the
@@ -82,6 +84,7 @@ class ServerSettings:
     gpu_memory_gb: float | None = None
     quantization: str | None = None
     kv_cache_dtype: str = "auto"
+    prefix_cache: bool = True
     device: str | None = None
     engine_process: bool = True
     max_queue: int = 256

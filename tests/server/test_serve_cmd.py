@@ -47,7 +47,7 @@ def test_defaults_and_flags(monkeypatch):
 def test_memory_flags_reach_the_engine_config(monkeypatch, in_process):
     from hymt.server.service import default_factory
 
-    argv = ["serve", "--quantization", "int4", "--kv-cache-dtype", "fp8", "--gpu-memory-gb", "3"]
+    argv = ["serve", "--quantization", "int4", "--kv-cache-dtype", "fp8", "--gpu-memory-gb", "3", "--no-prefix-cache"]
     args = build_parser().parse_args(argv + (["--engine-in-process"] if in_process else []))
     settings = settings_from_args(args)
     assert (settings.quantization, settings.kv_cache_dtype, settings.gpu_memory_gb) == ("int4", "fp8", 3.0)
@@ -67,6 +67,7 @@ def test_memory_flags_reach_the_engine_config(monkeypatch, in_process):
     default_factory(settings)
     config = captured["engine_config"]
     assert (config.quantization, config.kv_cache_dtype, config.gpu_memory_gb) == ("int4", "fp8", 3.0)
+    assert not config.enable_prefix_caching
     if in_process:
         assert captured["engine"] == "native" and "spec" not in captured
     else:

@@ -14,6 +14,7 @@
 #   PEER_QUANTS          default F16,Q8_0,Q4_K_M
 #   PEER_TOOLS           default llama-batched-bench,llama-server
 #   PEER_GPU_LAYERS      -ngl (default all)
+#   PEER_SERVER_FLAGS    extra llama-server flags, e.g. "-kvu --samplers top_k --top-k 1"
 #   JOBS                 build parallelism (default: all cores)
 #   PEER_CMAKE_ARGS      extra CMake configure flags (see build.sh)
 #   PYTHON               the interpreter (default python3)
@@ -46,5 +47,6 @@ echo "[gpu_peer] GGUF files ready after $(( $(date +%s) - start )) s"
     --concurrency "${PEER_CONCURRENCY:-1,32,256}" \
     --requests "${PEER_REQUESTS:-1000}" --requests-c1 "${PEER_REQUESTS_C1:-20}" \
     --warmup "${PEER_WARMUP:-256}" --quants "${PEER_QUANTS:-F16,Q8_0,Q4_K_M}" \
-    --tools "${PEER_TOOLS:-llama-batched-bench,llama-server}" --gpu-layers "${PEER_GPU_LAYERS:-all}"
+    --tools "${PEER_TOOLS:-llama-batched-bench,llama-server}" --gpu-layers "${PEER_GPU_LAYERS:-all}" \
+    --server-flags "${PEER_SERVER_FLAGS:-}"
 echo "[gpu_peer] done after $(( $(date +%s) - start )) s; peer rows in ${out}/peer.json"

@@ -69,6 +69,7 @@ class PeerPlan:
     threads: int | None
     tools: tuple[str, ...]
     quants: tuple[str, ...]
+    server_flags: tuple[str, ...] = ()
 
     def requests_at(self, concurrency: int) -> int:
         return self.requests_c1 if concurrency == 1 else self.requests
@@ -135,7 +136,7 @@ def llama_server(plan: PeerPlan, gguf: Path, log: Path):
     port = free_port()
     cmd = [str(plan.binaries / "llama-server"), "-m", str(gguf), "--host", "127.0.0.1", "--port", str(port),
            "-np", str(slots), "-c", str(slots * SLOT_CONTEXT), "--cont-batching", *plan.common_flags(),
-           "--no-webui", "--cache-ram", "0"]
+           "--no-webui", "--cache-ram", "0", *plan.server_flags]
     print("+", shlex.join(cmd), flush=True)
     with log.open("w") as sink:
         server = subprocess.Popen(cmd, stdout=sink, stderr=subprocess.STDOUT)
@@ -246,6 +247,7 @@ def parse_plan(argv: list[str] | None = None) -> PeerPlan:
     p.add_argument("--threads", type=int, help="CPU threads of the llama.cpp tools (default: theirs)")
     p.add_argument("--tools", default="llama-batched-bench,llama-server")
     p.add_argument("--quants", default=",".join(GGUF_FILES.values()))
+    p.add_argument("--server-flags", default="", help='extra llama-server flags, one string (e.g. "-kvu")')
     a = p.parse_args(argv)
     vocab_size = a.vocab_size or json.loads((a.checkpoint / "config.json").read_text())["vocab_size"]
     concurrency = tuple(int(n) for n in a.concurrency.split(","))
@@ -255,7 +257,7 @@ def parse_plan(argv: list[str] | None = None) -> PeerPlan:
         p.error(f"prompt plus answer must fit a server slot of {SLOT_CONTEXT} tokens")
     return PeerPlan(a.bin, a.models, a.out, vocab_size, concurrency, a.requests, a.requests_c1, a.warmup,
                     a.prompt_len_min, a.prompt_len_max, a.output_len, a.seed, a.gpu_layers, a.threads,
-                    tuple(a.tools.split(",")), tuple(a.quants.split(",")))
+                    tuple(a.tools.split(",")), tuple(a.quants.split(",")), tuple(shlex.split(a.server_flags)))
 
 
 def main() -> None:

@@ -27,9 +27,7 @@ class Linear(nn.Module):
     """y = x @ weight.T (+ bias); weight [out_features, in_features] in the model dtype.
 
     `output_sizes` records the fused parts (e.g. q, k, v widths) so a quantizer or a loader
-    knows the row ranges of each original projection. `gemv_rows` (set by
-    gemv_choice.choose_gemv_kernels; 0 until then): inputs of at most this many rows go to
-    the Triton GEMV instead of cuBLAS.
+    knows the row ranges of each original projection.
     """
 
     def __init__(
@@ -48,13 +46,8 @@ class Linear(nn.Module):
         self.output_sizes = fused_output_sizes(out_features, output_sizes)
         self.weight = frozen_param(torch.empty(out_features, in_features, device=device, dtype=dtype))
         self.bias = frozen_param(torch.empty(out_features, device=device, dtype=dtype)) if bias else None
-        self.gemv_rows = 0
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if x.shape[0] <= self.gemv_rows:
-            from hymt.engine.layers.triton_gemv import gemv_triton
-
-            return gemv_triton(x, self.weight, self.bias)
         return F.linear(x, self.weight, self.bias)
 
     def extra_repr(self) -> str:

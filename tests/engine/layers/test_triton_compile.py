@@ -25,7 +25,6 @@ SHAPES = {"1.8B": dict(heads=16, kv=4, hidden=2048), "7B": dict(heads=32, kv=8, 
 def variants():
     from hymt.engine.layers import triton_activation as act
     from hymt.engine.layers import triton_attention as att
-    from hymt.engine.layers import triton_gemv as gemv
     from hymt.engine.layers import triton_norm as norm
     from hymt.engine.layers import triton_rotary as rot
 
@@ -56,9 +55,6 @@ def variants():
                 x_ptr=BF16, res_ptr=BF16, w_ptr=BF16, out_ptr=BF16, res_out_ptr=BF16), ("eps",), dict(
                 N=s["hidden"], BLOCK=s["hidden"], HAS_RESIDUAL=residual)
     yield "silu_and_mul", act._silu_mul_kernel, dict(x_ptr=BF16, out_ptr=BF16), (), dict(BLOCK=1024)
-    for rows in (1, 2, 4):
-        yield f"gemv {rows} rows", gemv._gemv_kernel, dict(x_ptr=BF16, w_ptr=BF16, b_ptr=BF16, out_ptr=BF16), (), dict(
-            M=rows, M_PAD=rows, HAS_BIAS=False, BLOCK_N=gemv._BLOCK_N, BLOCK_K=gemv._BLOCK_K)
 
 
 def compile_all() -> None:

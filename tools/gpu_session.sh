@@ -40,7 +40,10 @@ case "${1:-}" in
     # Server texts of 24 words are one segment of 166-208 prompt tokens with this tokenizer
     # (the tiny BPE stretched to the real vocabulary): the offline run gets the same lengths.
     if [ -z "${SKIP_OFFLINE:-}" ]; then
-      bench offline_ckpt18 --model "$DIR" --prompt-len-min 166 --prompt-len-max 208 --num-requests 4000
+      # The engine alone at the server's concurrencies too: a server of C clients can at best
+      # match the engine with C requests in flight.
+      bench offline_ckpt18 --model "$DIR" --prompt-len-min 166 --prompt-len-max 208 --num-requests 4000 \
+        --closed-loop 256,512
       grep -h "loaded /tmp" "$OUT/offline_ckpt18.err" | tail -1  # weights from disk to the GPU (load_model)
     fi
     # WORKERS="1 2 4": `hymt serve --http-workers N` for each N (engine in its own process only).

@@ -10,6 +10,7 @@ from hymt.engine.interface import Engine
 from hymt.engine.outputs import RequestOutput
 from hymt.engine.run_to_completion import run_to_completion
 from hymt.engine.sampling import SamplingParams
+from hymt.engine.step_kinds import StepKinds
 
 
 def sync() -> None:
@@ -22,11 +23,13 @@ def run_offline(
     engine: Engine, prompts: list[list[int]], params: SamplingParams, name: str, *, note: str = ""
 ) -> tuple[ThroughputResult, list[RequestOutput]]:
     """Submit `prompts` together through the Engine interface and time the run to the last result."""
+    before = engine.stats().step_kinds
     sync()
     start = time.perf_counter()
     outputs = engine.generate(prompts, params)
     sync()
-    return _measure(name, prompts, outputs, time.perf_counter() - start, params, note, _latencies(outputs)), outputs
+    wall = time.perf_counter() - start
+    return _measure(name, prompts, outputs, wall, params, note, _latencies(outputs), _steps(engine, before)), outputs
 
 
 def run_closed_loop(
@@ -35,12 +38,20 @@ def run_closed_loop(
     """Keep `concurrency` requests in flight, submitting the next prompt as each finishes: what
     that many server clients ask of the engine, without the server. Arrivals then trickle in
     at every step instead of all at once."""
+    before = engine.stats().step_kinds
     sync()
     start = time.perf_counter()
     outputs = run_to_completion(engine, ((prompt, params) for prompt in prompts), max_in_flight=concurrency)
     sync()
+    wall = time.perf_counter() - start
     note = f"{concurrency} requests in flight, the next submitted as each finishes"
-    return _measure(name, prompts, outputs, time.perf_counter() - start, params, note, _latencies(outputs))
+    return _measure(name, prompts, outputs, wall, params, note, _latencies(outputs), _steps(engine, before))
+
+
+def _steps(engine: Engine, before: StepKinds) -> StepKinds | None:
+    """The steps the engine ran since `before`, by graph or eager; None where it counts none."""
+    steps = engine.stats().step_kinds.since(before)
+    return steps if steps.steps else None
 
 
 def _latencies(outputs: list[RequestOutput]) -> list[float]:
@@ -49,10 +60,12 @@ def _latencies(outputs: list[RequestOutput]) -> list[float]:
 
 
 def _measure(name: str, prompts: list[list[int]], outputs: list[RequestOutput], wall: float,
-             params: SamplingParams, note: str, latencies_s: list[float] | None = None) -> ThroughputResult:
+             params: SamplingParams, note: str, latencies_s: list[float] | None = None,
+             steps: StepKinds | None = None) -> ThroughputResult:
     return ThroughputResult.measure(name, len(outputs), wall, sum(len(p) for p in prompts),
                                     sum(len(o.token_ids) for o in outputs),
-                                    note=_short_answers_note(outputs, params, note), latencies_s=latencies_s)
+                                    note=_short_answers_note(outputs, params, note), latencies_s=latencies_s,
+                                    steps=steps)
 
 
 def _short_answers_note(outputs: list[RequestOutput], params: SamplingParams, note: str) -> str:

@@ -86,6 +86,9 @@ def format_bench(result: BenchResult) -> str:
     lines += _memory_lines(result)
     if result.peer is not None:
         lines += ["", *_peer_lines(result, result.peer)]
+    steps = [f"  {r.name}: {r.steps.describe()}" for r in (result.native, *extra) if r.steps is not None]
+    if steps:
+        lines += ["", "engine steps (a CUDA graph, or eager: no graph covers the step):", *steps]
     notes = [f"  {r.name}: {r.note}" for r in (result.native, *extra, *result.baselines) if r.note]
     if notes:
         lines += ["notes:", *notes]

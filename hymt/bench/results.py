@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from hymt.bench.peer import PeerResults
+from hymt.engine.step_kinds import StepKinds
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -32,6 +33,7 @@ class ThroughputResult:
         note: how the figure was obtained when that is not obvious (subset, warm-up, ...).
         latency_ms_p50 / latency_ms_p90: per-request time from submission to the last token,
             where the run measures it (closed-loop runs); None otherwise.
+        steps: the native engine's steps in this run, by graph or eager (None for other engines).
     """
 
     name: str
@@ -45,17 +47,19 @@ class ThroughputResult:
     note: str = ""
     latency_ms_p50: float | None = None
     latency_ms_p90: float | None = None
+    steps: StepKinds | None = None
 
     @classmethod
     def measure(cls, name: str, num_requests: int, wall_s: float, prompt_tokens: int, output_tokens: int,
-                note: str = "", latencies_s: list[float] | None = None) -> ThroughputResult:
+                note: str = "", latencies_s: list[float] | None = None,
+                steps: StepKinds | None = None) -> ThroughputResult:
         """latencies_s: each request's time from submission to its last token, when known."""
         wall = max(wall_s, 1e-9)
         p50 = p90 = None
         if latencies_s:
             p50, p90 = percentile(latencies_s, 50) * 1e3, percentile(latencies_s, 90) * 1e3
         return cls(name, num_requests, wall_s, prompt_tokens, output_tokens, num_requests / wall,
-                   output_tokens / wall, (prompt_tokens + output_tokens) / wall, note, p50, p90)
+                   output_tokens / wall, (prompt_tokens + output_tokens) / wall, note, p50, p90, steps)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from hymt.engine.memory_report import MemoryReport
 from hymt.engine.outputs import RequestOutput
 from hymt.engine.run_to_completion import run_to_completion
 from hymt.engine.sampling import SamplingParams
+from hymt.engine.step_kinds import StepKinds
 from hymt.errors import InvalidInputError
 
 
@@ -32,6 +33,8 @@ class EngineStats:
         prompt_tokens_total: prompt tokens computed since start.
         engine_process_cpu_seconds: CPU time of the engine's own process (an EngineProcess
             child) since it started; 0 when the engine runs in the caller's process.
+        step_kinds: the native engine's steps by graph or eager, and the graphs' padding
+            (zeros for other engines).
     """
 
     num_running: int = 0
@@ -43,6 +46,7 @@ class EngineStats:
     generation_steps_total: int = 0
     prompt_tokens_total: int = 0
     engine_process_cpu_seconds: float = 0.0
+    step_kinds: StepKinds = StepKinds()
 
 
 class Engine(ABC):

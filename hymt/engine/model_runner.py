@@ -31,6 +31,7 @@ from hymt.engine.input_buffers import InputBuffers
 from hymt.engine.memory_planner import MemoryPlan
 from hymt.engine.network.hunyuan_dense import HunyuanDenseForCausalLM, KVCache, allocate_kv_cache
 from hymt.engine.step_inputs import StepLayout
+from hymt.engine.step_kinds import StepKindCounter
 from hymt.errors import EngineError
 from hymt.gc_tuning import freeze_heap
 
@@ -67,6 +68,7 @@ class ModelRunner:
         self.graphs = StepGraphs("decode")
         self.token_graphs = StepGraphs("step")
         self.kv_caches: list[KVCache] = []
+        self.step_kinds = StepKindCounter()  # the steps `prepare` laid out, by graph or eager
         self._graph_layouts: dict[int, StepLayout] = {}
         self._token_graph_layouts: dict[int, StepLayout] = {}
         # Graphs write their logits into one shared fp32 buffer (one per graph would cost
@@ -203,6 +205,7 @@ class ModelRunner:
             if prev_tokens is None:
                 raise ValueError("deferred inputs need prev_tokens, the previous step's sampled ids")
             buffers.patch_deferred(list(deferred_dst), list(deferred_src), prev_tokens)
+        self.step_kinds.record(decode_bucket=bucket, token_bucket=token_bucket, num_tokens=batch.num_tokens)
         return PreparedStep(layout, bucket, token_bucket)
 
     @torch.inference_mode()

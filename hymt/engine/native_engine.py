@@ -250,6 +250,7 @@ class NativeEngine(Engine):
             generated_tokens_total=sched.generated_tokens,
             generation_steps_total=sched.generation_steps,
             prompt_tokens_total=sched.prompt_tokens_computed,
+            step_kinds=self.runner.step_kinds.snapshot(),
         )
 
     def memory_report(self) -> MemoryReport:

@@ -166,6 +166,17 @@ class _EngineCollector(Collector):
         prompt = CounterMetricFamily("hymt_prompt_tokens", "Prompt tokens computed by the engine")
         prompt.add_metric([], stats.prompt_tokens_total)
         yield prompt
+        kinds = stats.step_kinds
+        by_kind = CounterMetricFamily("hymt_engine_steps", "Engine steps by how they ran: in a decode graph, "
+                                      "in a step graph, or eagerly (no graph covers them)", labels=["kind"])
+        for kind, count in (("decode_graph", kinds.decode_graph), ("step_graph", kinds.step_graph),
+                            ("eager", kinds.eager)):
+            by_kind.add_metric([kind], count)
+        yield by_kind
+        padding = CounterMetricFamily("hymt_engine_graph_padding_tokens",
+                                      "Rows the CUDA graphs computed past their steps' real tokens")
+        padding.add_metric([], kinds.padding_tokens)
+        yield padding
         cpu = CounterMetricFamily("hymt_engine_process_cpu_seconds",
                                   "CPU time of the engine's own process (0 when it runs in the server process)")
         cpu.add_metric([], getattr(stats, "engine_process_cpu_seconds", 0.0))

@@ -26,6 +26,9 @@ def test_counts_every_prompt_and_answer_token():
     assert result.requests_per_s == result.num_requests / result.wall_s
     assert result.total_tokens_per_s == (result.prompt_tokens + result.output_tokens) / result.wall_s
     assert result.note == "x"
+    # The run's steps, all eager on a CPU: every prompt token, then each answer token but the last
+    assert result.steps is not None and result.steps.eager == result.steps.steps >= 4
+    assert result.steps.tokens == result.prompt_tokens + 12 * 3 and result.steps.padding_tokens == 0
 
 
 class ShortEngine(Engine):
@@ -55,6 +58,7 @@ def test_short_forced_answers_are_reported_not_hidden():
     result, _ = run_offline(ShortEngine(), [[1, 2, 3]] * 3, forced, "short", note="base")
     assert result.output_tokens == 3  # rates count the tokens that came back
     assert result.note == "base; 3 of 3 answers are not 4 tokens long"
+    assert result.steps is None  # an engine that counts no steps
     unforced, _ = run_offline(ShortEngine(), [[1, 2, 3]] * 3, SamplingParams(max_tokens=4), "short")
     assert unforced.note == ""
 

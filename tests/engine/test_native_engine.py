@@ -5,6 +5,7 @@ from hymt.engine.interface import EngineStats
 from hymt.engine.native_engine import NativeEngine
 from hymt.engine.run_to_completion import run_to_completion
 from hymt.engine.sampling import SamplingParams
+from hymt.engine.step_kinds import StepKinds
 from hymt.errors import EngineError, InvalidInputError
 
 
@@ -125,6 +126,9 @@ def test_stats_count_tokens(tiny_config):
     assert isinstance(stats, EngineStats)
     assert stats.prompt_tokens_total == 5 and stats.generated_tokens_total == 6
     assert stats.generation_steps_total == 3  # both sequences in every step
+    # A CPU has no CUDA graphs: the three steps ran eagerly, and no graph padded anything.
+    # Tokens computed: the 5 prompt tokens, then the 2 x 2 generated tokens fed back (the last is not).
+    assert stats.step_kinds == StepKinds(decode_graph=0, step_graph=0, eager=3, tokens=9, padding_tokens=0)
     assert stats.kv_blocks_total == 63 and stats.kv_blocks_used == 0
     assert (stats.num_running, stats.num_waiting) == (0, 0)
     assert eng.memory_report().num_kv_blocks == 64

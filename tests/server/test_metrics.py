@@ -27,6 +27,12 @@ def test_metrics_cover_requests_engine_and_queue(client):
     assert series['hymt_request_duration_seconds_count{protocol="native",route="/api/translate"}'] >= 2
     assert series["hymt_generation_tokens_total"] > 0 and series["hymt_prompt_tokens_total"] > 0
     assert 0 < series["hymt_generation_steps_total"] <= series["hymt_generation_tokens_total"]
+    # On a CPU no step has a CUDA graph: every step ran eagerly, with no padding rows.
+    steps = {kind: series[f'hymt_engine_steps_total{{kind="{kind}"}}']
+             for kind in ("decode_graph", "step_graph", "eager")}
+    assert steps["decode_graph"] == steps["step_graph"] == 0
+    assert steps["eager"] >= series["hymt_generation_steps_total"]
+    assert series["hymt_engine_graph_padding_tokens_total"] == 0
     assert series["hymt_model_ready"] == 1 and series["hymt_queue_limit"] == 256
     assert series['hymt_translated_items_total{protocol="native"}'] >= 1
     for name in ("hymt_queue_depth", "hymt_num_requests_running", "hymt_num_requests_waiting",
@@ -39,7 +45,7 @@ def test_metrics_cover_requests_engine_and_queue(client):
     assert series["process_cpu_seconds_total"] > 0 and series["hymt_engine_process_cpu_seconds_total"] > 0
     # Labels: protocol, route, status only; never addresses or keys.
     labels = set(re.findall(r"(\w+)=\"", r.text))
-    assert labels <= {"protocol", "route", "status", "le", "reason", "phase"}
+    assert labels <= {"protocol", "route", "status", "le", "reason", "phase", "kind"}
 
 
 def test_unmatched_paths_do_not_create_series(client):

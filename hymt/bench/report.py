@@ -124,6 +124,8 @@ def format_server_load(result: ServerLoadResult) -> str:
             per.append(f"engine process {1e3 * result.engine_cpu_s / result.completed:.2f} ms "
                        f"({result.engine_cpu_s / max(result.wall_s, 1e-9):.0%} of a core)")
         lines.append("server CPU per request: " + ", ".join(per))
+    if result.engine_steps is not None:
+        lines.append(f"engine steps during the run: {result.engine_steps.describe()}")
     return "\n".join(lines)
 
 

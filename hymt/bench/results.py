@@ -191,6 +191,8 @@ class ServerLoadResult:
         server_cpu_s / engine_cpu_s: CPU seconds the server's HTTP process and its engine
             process spent during the run (its /metrics before and after; scrapes and other
             clients included); None where the server does not export them.
+        engine_steps: the engine's steps during the run, by graph or eager (None where the
+            server does not export them).
     """
 
     url: str
@@ -213,6 +215,7 @@ class ServerLoadResult:
     env: EnvInfo | None = None
     server_cpu_s: float | None = None
     engine_cpu_s: float | None = None
+    engine_steps: StepKinds | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

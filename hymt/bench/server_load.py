@@ -23,7 +23,7 @@ import httpx
 import numpy as np
 
 from hymt.bench.results import EnvInfo, ServerLoadResult, percentile
-from hymt.bench.server_cpu import ServerCpu, read_server_cpu
+from hymt.bench.server_counters import ServerCounters, read_server_counters
 from hymt.errors import InvalidInputError
 
 _WORDS = (
@@ -107,15 +107,15 @@ def run_server_load(options: ServerLoadOptions, *, env: EnvInfo | None = None) -
     answer.
     """
     n = options.processes
-    cpu_before = read_server_cpu(options.url, options.headers)
+    before = read_server_counters(options.url, options.headers)
     start_at = time.time() + (0.0 if n == 1 else 3.0)  # spawned workers import first
     if n == 1:
         parts = [_run_share(options, 0, start_at)]
     else:
         with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn")) as pool:
             parts = list(pool.map(_run_share, [options] * n, range(n), [start_at] * n))
-    cpu = read_server_cpu(options.url, options.headers).since(cpu_before)
-    return _summarise(options, parts, env, cpu)
+    counters = read_server_counters(options.url, options.headers).since(before)
+    return _summarise(options, parts, env, counters)
 
 
 @dataclass
@@ -177,7 +177,8 @@ async def _drive(o: ServerLoadOptions, k: int, start_at: float) -> _Share:
     return _Share(latencies, dict(errors), usage, state["timed_out"], started, time.time())
 
 
-def _summarise(o: ServerLoadOptions, parts: list[_Share], env: EnvInfo | None, cpu: ServerCpu) -> ServerLoadResult:
+def _summarise(o: ServerLoadOptions, parts: list[_Share], env: EnvInfo | None,
+               counters: ServerCounters) -> ServerLoadResult:
     wall = max(p.finished for p in parts) - min(p.started for p in parts)
     ms = [t * 1e3 for p in parts for t in p.latencies_s]
     errors: Counter[str] = Counter()
@@ -191,7 +192,7 @@ def _summarise(o: ServerLoadOptions, parts: list[_Share], env: EnvInfo | None, c
         completion_tokens=sum(p.usage.completion_tokens for p in parts),
         prompt_tokens=sum(p.usage.prompt_tokens for p in parts), segments=sum(p.usage.segments for p in parts),
         timed_out=any(p.timed_out for p in parts), processes=o.processes, env=env,
-        server_cpu_s=cpu.server_s, engine_cpu_s=cpu.engine_s,
+        server_cpu_s=counters.server_s, engine_cpu_s=counters.engine_s, engine_steps=counters.engine_steps,
     )
 
 

@@ -173,6 +173,9 @@ class _EngineCollector(Collector):
                             ("eager", kinds.eager)):
             by_kind.add_metric([kind], count)
         yield by_kind
+        tokens = CounterMetricFamily("hymt_engine_step_tokens", "Real tokens the engine's steps computed")
+        tokens.add_metric([], kinds.tokens)
+        yield tokens
         padding = CounterMetricFamily("hymt_engine_graph_padding_tokens",
                                       "Rows the CUDA graphs computed past their steps' real tokens")
         padding.add_metric([], kinds.padding_tokens)

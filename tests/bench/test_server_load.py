@@ -26,7 +26,8 @@ def test_counts_completions_errors_and_tokens():
     assert body["retry"] is False  # one engine request per request, as offline
     assert body["sampling"] == {"max_tokens": 8, "ignore_eos": True, "temperature": 0}
     assert len({b["text"] for b in server.bodies}) == 20  # unique texts: no cache hits
-    assert result.server_cpu_s is None and result.engine_cpu_s is None  # the stand-in has no /metrics
+    # the stand-in has no /metrics
+    assert result.server_cpu_s is None and result.engine_cpu_s is None and result.engine_steps is None
 
 
 def test_api_key_is_sent_and_wrong_keys_are_counted():

@@ -33,6 +33,7 @@ def test_metrics_cover_requests_engine_and_queue(client):
     assert steps["decode_graph"] == steps["step_graph"] == 0
     assert steps["eager"] >= series["hymt_generation_steps_total"]
     assert series["hymt_engine_graph_padding_tokens_total"] == 0
+    assert series["hymt_engine_step_tokens_total"] >= series["hymt_prompt_tokens_total"]
     assert series["hymt_model_ready"] == 1 and series["hymt_queue_limit"] == 256
     assert series['hymt_translated_items_total{protocol="native"}'] >= 1
     for name in ("hymt_queue_depth", "hymt_num_requests_running", "hymt_num_requests_waiting",
@@ -86,3 +87,7 @@ def test_bench_reports_the_cpu_each_server_process_spent(hymt_server):
     assert result.server_cpu_s is not None and result.server_cpu_s > 0
     assert result.engine_cpu_s is not None and result.engine_cpu_s > 0
     assert "server CPU per request: HTTP process" in format_server_load(result)
+    # The engine's steps during the run, all eager on a CPU (the run's and warm-up's own steps)
+    steps = result.engine_steps
+    assert steps is not None and steps.eager == steps.steps > 0 and steps.tokens > 0
+    assert "engine steps during the run: " in format_server_load(result)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import torch
 
@@ -23,13 +24,7 @@ def run_offline(
     engine: Engine, prompts: list[list[int]], params: SamplingParams, name: str, *, note: str = ""
 ) -> tuple[ThroughputResult, list[RequestOutput]]:
     """Submit `prompts` together through the Engine interface and time the run to the last result."""
-    before = engine.stats().step_kinds
-    sync()
-    start = time.perf_counter()
-    outputs = engine.generate(prompts, params)
-    sync()
-    wall = time.perf_counter() - start
-    return _measure(name, prompts, outputs, wall, params, note, _latencies(outputs), _steps(engine, before)), outputs
+    return _timed(engine, name, prompts, params, note, lambda: engine.generate(prompts, params))
 
 
 def run_closed_loop(
@@ -38,20 +33,24 @@ def run_closed_loop(
     """Keep `concurrency` requests in flight, submitting the next prompt as each finishes: what
     that many server clients ask of the engine, without the server. Arrivals then trickle in
     at every step instead of all at once."""
+    note = f"{concurrency} requests in flight, the next submitted as each finishes"
+    result, _ = _timed(engine, name, prompts, params, note, lambda: run_to_completion(
+        engine, ((prompt, params) for prompt in prompts), max_in_flight=concurrency))
+    return result
+
+
+def _timed(engine: Engine, name: str, prompts: list[list[int]], params: SamplingParams, note: str,
+           run: Callable[[], list[RequestOutput]]) -> tuple[ThroughputResult, list[RequestOutput]]:
+    """`run()` timed from a synced device to the last result, with the engine's steps in it."""
     before = engine.stats().step_kinds
     sync()
     start = time.perf_counter()
-    outputs = run_to_completion(engine, ((prompt, params) for prompt in prompts), max_in_flight=concurrency)
+    outputs = run()
     sync()
     wall = time.perf_counter() - start
-    note = f"{concurrency} requests in flight, the next submitted as each finishes"
-    return _measure(name, prompts, outputs, wall, params, note, _latencies(outputs), _steps(engine, before))
-
-
-def _steps(engine: Engine, before: StepKinds) -> StepKinds | None:
-    """The steps the engine ran since `before`, by graph or eager; None where it counts none."""
     steps = engine.stats().step_kinds.since(before)
-    return steps if steps.steps else None
+    return _measure(name, prompts, outputs, wall, params, note, _latencies(outputs),
+                    steps if steps.steps else None), outputs
 
 
 def _latencies(outputs: list[RequestOutput]) -> list[float]:

@@ -42,8 +42,9 @@ case "${1:-}" in
     if [ -z "${SKIP_OFFLINE:-}" ]; then
       # The engine alone at the server's concurrencies too: a server of C clients can at best
       # match the engine with C requests in flight.
+      # ENGINE_FLAGS (e.g. --max-num-batched-tokens 2048) go to this run and to the server alike.
       bench offline_ckpt18 --model "$DIR" --prompt-len-min 166 --prompt-len-max 208 --num-requests 4000 \
-        --closed-loop 256,512
+        --closed-loop 256,512 ${ENGINE_FLAGS:-}
       grep -h "loaded /tmp" "$OUT/offline_ckpt18.err" | tail -1  # weights from disk to the GPU (load_model)
     fi
     # WORKERS="1 2 4": `hymt serve --http-workers N` for each N (engine in its own process only).
@@ -53,17 +54,10 @@ case "${1:-}" in
       flag=""; [ $mode = in_process ] && flag=--engine-in-process
       tag=$mode; [ "$w" != 1 ] && tag=${mode}_w$w
       python3 -m hymt serve --model "$DIR" --port 8000 --max-queue 4096 --no-cache --log-level ${SERVE_LOG_LEVEL:-warning} $flag \
-        --http-workers $w ${SERVE_FLAGS:-} >"$OUT/serve_$tag.log" 2>&1 &
+        --http-workers $w ${ENGINE_FLAGS:-} ${SERVE_FLAGS:-} >"$OUT/serve_$tag.log" 2>&1 &
       server=$!
-      # Ready when every HTTP worker says so (each answers /metrics for itself; one worker has no label).
-      for _ in $(seq 240); do python3 -c "
-import re, sys, httpx
-seen = set()
-for _ in range(20 * $w):
-    text = httpx.get('http://127.0.0.1:8000/metrics').text
-    if re.search(r'^hymt_model_ready 1', text, re.M):
-        seen.update(re.findall(r'^hymt_http_worker\{pid=\"\d+\",worker=\"(\d+)\"', text, re.M) or ['1'])
-sys.exit(len(seen) < $w)" 2>/dev/null && break; sleep 1; done
+      # Ready when every HTTP worker says so (/ready answers for one of them).
+      python3 -c "from hymt.bench.server_ready import wait_for_ready_workers; wait_for_ready_workers('http://127.0.0.1:8000', $w)"
       for c in ${CONCURRENCY:-512 256}; do
         if [ -n "${PROFILE:-}" ] && [ -x /tmp/site/bin/py-spy ]; then  # stacks of the server and engine processes
           /tmp/site/bin/py-spy record --pid $server --subprocesses --format raw --rate 100 --duration 16 --nonblocking \

@@ -22,7 +22,6 @@ import argparse
 import functools
 import json
 import os
-import re
 import resource
 import signal
 import subprocess
@@ -190,6 +189,7 @@ def _run_single(args: argparse.Namespace, settings, build) -> dict:
 def _run_workers(args: argparse.Namespace, settings, build) -> dict:
     """The server as `hymt serve --http-workers N` runs it (this process is the parent); the
     benchmark runs from a thread once every worker is ready, then SIGTERM drains the server."""
+    from hymt.bench.server_ready import wait_for_ready_workers
     from hymt.engine.engine_process import EngineProcess, EngineSpec
     from hymt.server.http_workers import serve_workers
     from hymt.translate import Translator
@@ -201,7 +201,7 @@ def _run_workers(args: argparse.Namespace, settings, build) -> dict:
 
     def drive() -> None:
         try:
-            _wait_all_ready(args.port, args.http_workers)
+            wait_for_ready_workers(f"http://127.0.0.1:{args.port}", args.http_workers)
             result.update(_bench(args))
         finally:
             os.kill(os.getpid(), signal.SIGTERM)
@@ -211,26 +211,6 @@ def _run_workers(args: argparse.Namespace, settings, build) -> dict:
     if not result:
         raise SystemExit("the benchmark did not finish")
     return result
-
-
-def _wait_all_ready(port: int, workers: int, timeout_s: float = 300.0) -> None:
-    """Until /metrics scrapes have shown `workers` distinct workers with their model ready."""
-    import httpx
-
-    ready: set[str] = set()
-    deadline = time.monotonic() + timeout_s
-    while len(ready) < workers:
-        if time.monotonic() > deadline:
-            raise SystemExit(f"only {len(ready)} of {workers} HTTP workers ready after {timeout_s:.0f} s")
-        try:
-            text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text
-        except httpx.TransportError:
-            time.sleep(0.2)
-            continue
-        worker = re.search(r'^hymt_http_worker\{pid="\d+",worker="(\d+)"\}', text, re.M)
-        if worker and re.search(r"^hymt_model_ready 1\.0$", text, re.M):
-            ready.add(worker.group(1))
-        time.sleep(0.05)
 
 
 if __name__ == "__main__":

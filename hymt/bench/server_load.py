@@ -24,6 +24,7 @@ import numpy as np
 
 from hymt.bench.results import EnvInfo, ServerLoadResult, percentile
 from hymt.bench.server_counters import ServerCounters, read_server_counters
+from hymt.bench.server_ready import wait_for_ready_workers
 from hymt.errors import InvalidInputError
 
 _WORDS = (
@@ -49,6 +50,8 @@ class ServerLoadOptions:
         timeout_s: per-request HTTP timeout.
         processes: load-generator processes sharing the clients; 0 picks one per 64 clients,
             at most half the CPU cores (and at least one).
+        wait_workers: before the run, wait until this many HTTP workers of the server have
+            their model ready (server_ready.py); 0 starts at once.
     """
 
     url: str
@@ -62,6 +65,7 @@ class ServerLoadOptions:
     time_limit_s: float = 600.0
     timeout_s: float = 120.0
     processes: int = 0
+    wait_workers: int = 0
 
     def __post_init__(self) -> None:
         if not self.url.startswith(("http://", "https://")):
@@ -72,6 +76,9 @@ class ServerLoadOptions:
                 raise InvalidInputError(f"{name} must be a positive integer, got {value!r}", field=name)
         if not isinstance(self.processes, int) or self.processes < 0:
             raise InvalidInputError(f"processes must be >= 0 (0: automatic), got {self.processes!r}", field="processes")
+        if not isinstance(self.wait_workers, int) or self.wait_workers < 0:
+            raise InvalidInputError(f"wait_workers must be >= 0 (0: no wait), got {self.wait_workers!r}",
+                                    field="wait_workers")
         if self.processes == 0:
             cap = max(1, (os.cpu_count() or 2) // 2)
             object.__setattr__(self, "processes", max(1, min(cap, self.concurrency // 64)))
@@ -106,6 +113,8 @@ def run_server_load(options: ServerLoadOptions, *, env: EnvInfo | None = None) -
     at one agreed wall-clock time, and the run's wall time spans the first start to the last
     answer.
     """
+    if options.wait_workers:
+        wait_for_ready_workers(options.url, options.wait_workers, headers=options.headers)
     n = options.processes
     before = read_server_counters(options.url, options.headers)
     start_at = time.time() + (0.0 if n == 1 else 3.0)  # spawned workers import first

@@ -11,13 +11,10 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from hymt.engine.config import KV_CACHE_DTYPE_CHOICES, QUANTIZATION_CHOICES
+from hymt.cli.engine_args import add_engine_arguments, engine_overrides
 from hymt.engine.dtypes import DTYPE_CHOICES
 
 _DEFAULTS: dict = {}  # the parser's defaults, for rebuilding a command line
-ENGINE_FLAGS = ("gpu_memory_gb", "gpu_memory_utilization", "max_num_seqs", "max_num_batched_tokens",
-                "quantization", "enforce_eager", "cuda_graph_max_tokens", "kv_cache_dtype",
-                "seed")
 
 
 def register(subparsers) -> None:
@@ -45,17 +42,7 @@ def register(subparsers) -> None:
     e.add_argument("--device")
     e.add_argument("--dtype", choices=DTYPE_CHOICES,
                    help="model dtype (default auto: bfloat16 on CUDA, float32 on CPU)")
-    e.add_argument("--gpu-memory-gb", type=float)
-    e.add_argument("--gpu-memory-utilization", type=float)
-    e.add_argument("--max-num-seqs", type=int)
-    e.add_argument("--max-num-batched-tokens", type=int)
-    e.add_argument("--quantization", choices=QUANTIZATION_CHOICES[1:])
-    e.add_argument("--enforce-eager", action="store_true", default=None, help="no CUDA graphs")
-    e.add_argument("--cuda-graph-max-tokens", type=int, metavar="N",
-                   help="largest step with prefill tokens run as a CUDA graph (default 2048; 0: such steps "
-                        "run eagerly)")
-    e.add_argument("--kv-cache-dtype", choices=KV_CACHE_DTYPE_CHOICES,
-                   help="paged KV cache dtype (default auto = the model dtype)")
+    add_engine_arguments(e)
     q = p.add_argument_group("quantization comparison")
     q.add_argument("--compare-quantization", metavar="LIST",
                    help="run each scheme of a comma list (bf16,int8,int4,fp8) on the same weights: memory, "
@@ -74,6 +61,10 @@ def register(subparsers) -> None:
     s.add_argument("--words", type=int, default=40, help="words per request text")
     s.add_argument("--client-processes", type=int, default=0,
                    help="load-generator processes (default 0: one per 64 clients, at most half the cores)")
+    s.add_argument("--wait-workers", type=int, default=0, metavar="N",
+                   help="first wait until N HTTP workers of the server report their model ready in /metrics "
+                        "(hymt serve --http-workers N; 1 for one process; an error if they do not in time); "
+                        "0: start at once")
     s.add_argument("--time-limit", type=float, default=600.0, help="seconds; no new request after it")
     s.add_argument("--timeout", type=float, default=120.0, help="per-request seconds")
     p.add_argument("--peer-results", metavar="PATH",
@@ -124,7 +115,7 @@ def _run_offline(args: argparse.Namespace, command: str) -> int:
         prompt_len_min=args.prompt_len_min, prompt_len_max=args.prompt_len_max, output_len=args.output_len,
         batch1_requests=args.batch1_requests, seed=args.seed, closed_loop=parse_concurrency_list(args.closed_loop),
     )
-    engine = {name: getattr(args, name) for name in ENGINE_FLAGS if getattr(args, name) is not None}
+    engine = {**engine_overrides(args), "seed": args.seed}
     options = BenchOptions(
         model=args.model, random_weights=args.random_weights, family=args.family, workload=workload,
         device=args.device, dtype=args.dtype, engine=engine, baseline=args.baseline,
@@ -165,8 +156,7 @@ def _run_server(args: argparse.Namespace, command: str) -> int:
         url=args.server, concurrency=args.concurrency,
         num_requests=args.num_requests if args.num_requests is not None else 256, api_key=args.api_key,
         src=args.src, tgt=args.tgt, output_len=args.output_len, words=args.words, processes=args.client_processes,
-        time_limit_s=args.time_limit,
-        timeout_s=args.timeout,
+        time_limit_s=args.time_limit, timeout_s=args.timeout, wait_workers=args.wait_workers,
     )
     result = run_server_load(options, env=env_info(command, None))
     if args.json:

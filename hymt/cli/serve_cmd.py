@@ -22,10 +22,10 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
+from hymt.cli.engine_args import add_engine_arguments, engine_config_from_args
 from hymt.cli.help_format import DefaultsHelpFormatter
 from hymt.cli.verbosity import log_level
 from hymt.engine.backend_names import BACKENDS
-from hymt.engine.config import KV_CACHE_DTYPE_CHOICES, QUANTIZATION_CHOICES
 from hymt.errors import InvalidInputError
 from hymt.families import DEFAULT_MODEL
 from hymt.scale.replica_options import add_replica_arguments, replica_config_from_args
@@ -52,14 +52,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--port", type=int, default=8000, metavar="N", help="port to listen on")
     p.add_argument("--api-key", action="append", default=[], metavar="KEY",
                    help="accepted API key (repeatable; also env HYMT_API_KEYS, comma-separated); none: open")
-    p.add_argument("--gpu-memory-gb", type=float, default=None, metavar="GB", help="memory budget of the engine in GB")
-    p.add_argument("--quantization", default=None, choices=QUANTIZATION_CHOICES[1:],
-                   help="weight quantization at load (native engine); fp8 needs a Hopper-class GPU")
-    p.add_argument("--kv-cache-dtype", default="auto", choices=KV_CACHE_DTYPE_CHOICES,
-                   help="paged KV cache dtype (native engine); fp8 doubles the cached tokens")
-    p.add_argument("--no-prefix-cache", action="store_true",
-                   help="native engine: no sharing of KV blocks between prompts that start alike "
-                        "(for measuring the engine without the prefix cache)")
     p.add_argument("--device", default=None, help="torch device (default: cuda when available, else cpu)")
     p.add_argument("--engine-in-process", action="store_true",
                    help="run the native/transformers engine in the server process (default: a child "
@@ -128,6 +120,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--log-format", default=None, choices=("text", "json"),
                    help="log lines on stderr, uvicorn's included (default: $HYMT_LOG_FORMAT, else text "
                         "when stderr is a terminal, JSON lines otherwise)")
+    add_engine_arguments(p.add_argument_group("native engine (--engine native)"))
     add_replica_arguments(p)
     p.set_defaults(func=run)
 
@@ -147,9 +140,7 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
     return ServerSettings(
         model=args.model, family=args.family, engine=args.engine, openai_base_url=args.openai_base_url,
         host=args.host, port=args.port, api_keys=tuple(args.api_key) + tuple(env_keys),
-        gpu_memory_gb=args.gpu_memory_gb, quantization=args.quantization, kv_cache_dtype=args.kv_cache_dtype,
-        prefix_cache=not args.no_prefix_cache,
-        device=args.device, engine_process=not args.engine_in_process,
+        device=args.device, engine_config=engine_config_from_args(args), engine_process=not args.engine_in_process,
         max_queue=args.max_queue, max_chars=args.max_chars, max_batch=args.max_batch,
         max_body_bytes=args.max_body_bytes, max_glossary_terms=args.max_glossary_terms,
         max_glossary_bytes=args.max_glossary_bytes, request_timeout=args.request_timeout,

@@ -9,7 +9,6 @@ Translator is the only engine user: memory does not grow with the number of clie
 """
 from __future__ import annotations
 
-import dataclasses
 import functools
 import logging
 import signal
@@ -29,7 +28,6 @@ from hymt.translate.result import Detection, Generation, TranslationResult
 from hymt.translate.translator import Translator
 
 if TYPE_CHECKING:
-    from hymt.engine.config import EngineConfig
     from hymt.engine.engine_process import EngineProcess
     from hymt.engine.interface import Engine
     from hymt.engine.process_messages import EngineAddress
@@ -58,14 +56,13 @@ def default_factory(settings: ServerSettings, *, listen: EngineAddress | None = 
     if settings.engine == "openai":
         return Translator(settings.model, engine="openai", family=settings.family, cache=settings.cache,
                           max_tokens=settings.max_tokens, engine_options={"base_url": settings.openai_base_url})
-    config = engine_config(settings)
     process: EngineProcess | None = None
     if settings.engine_process:
         from hymt.engine.factory import create_process_engine
 
-        process = create_process_engine(settings.engine, settings.model, device=settings.device, config=config,
-                                        child_setup=functools.partial(_prepare_engine_child, settings.log_level),
-                                        listen=listen)
+        process = create_process_engine(settings.engine, settings.model, device=settings.device,
+                                        config=settings.engine_config, listen=listen,
+                                        child_setup=functools.partial(_prepare_engine_child, settings.log_level))
     engine: str | Engine = process if process is not None else settings.engine
     translator = _translator(settings, engine)
     if process is None:
@@ -88,24 +85,13 @@ def connected_factory(address: EngineAddress, abandon: Callable[[], str | None])
     return build
 
 
-def engine_config(settings: ServerSettings) -> EngineConfig:
-    """The EngineConfig of the settings' memory flags."""
-    from hymt.engine.config import EngineConfig
-
-    config = EngineConfig(gpu_memory_gb=settings.gpu_memory_gb, quantization=settings.quantization,
-                          enable_prefix_caching=settings.prefix_cache)
-    if settings.kv_cache_dtype != "auto":
-        config = dataclasses.replace(config, kv_cache_dtype=settings.kv_cache_dtype)
-    return config
-
-
 def _translator(settings: ServerSettings, engine: str | Engine) -> Translator:
     """The server's Translator over `engine` (a backend name, or an Engine it then owns)."""
     from hymt.engine.interface import Engine
 
     try:
         return Translator(settings.model, engine=engine, device=settings.device, family=settings.family,
-                          cache=settings.cache, engine_config=engine_config(settings), max_tokens=settings.max_tokens)
+                          cache=settings.cache, engine_config=settings.engine_config, max_tokens=settings.max_tokens)
     except BaseException:
         if isinstance(engine, Engine):
             engine.close()

@@ -8,6 +8,7 @@ from functools import cached_property
 from pathlib import Path
 
 from hymt.engine.backend_names import BACKENDS
+from hymt.engine.config import EngineConfig
 from hymt.errors import InvalidInputError
 from hymt.families import DEFAULT_MODEL
 from hymt.server.glossary_store import GlossarySettings
@@ -28,9 +29,9 @@ class ServerSettings:
         openai_base_url: the remote OpenAI-compatible server when engine is "openai".
         host / port: where uvicorn listens (loopback by default: nothing is exposed unasked).
         api_keys: accepted keys; empty means no authentication (the localhost default).
-        gpu_memory_gb / quantization / kv_cache_dtype / device: passed to the engine.
-        prefix_cache: let prompts that start alike share their KV blocks (the engine's prefix
-            cache; off only to measure the engine without it).
+        device: the torch device of a local engine (None: CUDA when present, else CPU).
+        engine_config: the native engine's memory budget, quantization, KV cache dtype, prefix
+            cache and step sizes (other engines ignore it).
         engine_process: run a local engine (native, transformers) in a child process of its
             own (`hymt.engine.engine_process`); False runs it in the server process.
         max_queue: texts admitted at once, over all requests (running or waiting in the
@@ -81,11 +82,8 @@ class ServerSettings:
     host: str = "127.0.0.1"
     port: int = 8000
     api_keys: tuple[str, ...] = field(default_factory=tuple)
-    gpu_memory_gb: float | None = None
-    quantization: str | None = None
-    kv_cache_dtype: str = "auto"
-    prefix_cache: bool = True
     device: str | None = None
+    engine_config: EngineConfig = field(default_factory=EngineConfig)
     engine_process: bool = True
     max_queue: int = 256
     max_chars: int = 20000
@@ -123,6 +121,8 @@ class ServerSettings:
             )
         if self.engine == "openai" and not self.openai_base_url:
             raise InvalidInputError("engine 'openai' needs --openai-base-url", field="openai_base_url")
+        if self.engine != "native":
+            _check_no_native_knobs(self.engine, self.engine_config)
         if not 0 <= self.port <= 65535:
             raise InvalidInputError(f"port must be in 0..65535, got {self.port}", field="port")
         for name in ("max_queue", "max_chars", "max_batch", "retry_after_s", "max_body_bytes", "max_glossary_terms",
@@ -180,3 +180,13 @@ def default_of(name: str) -> object:
     factory = found.default_factory
     assert factory is not dataclasses.MISSING  # every field has a default
     return factory()
+
+
+def _check_no_native_knobs(engine: str, config: EngineConfig) -> None:
+    """Refuse native-engine settings for another engine rather than ignore them."""
+    defaults = EngineConfig()
+    for f in dataclasses.fields(EngineConfig):
+        if getattr(config, f.name) != getattr(defaults, f.name):
+            raise InvalidInputError(
+                f"{f.name} is a setting of the native engine; the {engine} engine does not take it "
+                "(drop the flag, or serve with --engine native)", field=f.name)

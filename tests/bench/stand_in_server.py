@@ -1,7 +1,9 @@
 """A stand-in for `hymt serve`'s native API on 127.0.0.1: POST /api/translate only.
 
 Every `reject_every`-th request gets 429 (a full queue), so error counting is exercised; the
-rest answer 200 with the usage block the real server sends.
+rest answer 200 with the usage block the real server sends. With `metrics`, GET /metrics gets
+its n-th (status, text) on the n-th scrape (the last one repeats); `events` records the order
+of scrapes and translations.
 """
 from __future__ import annotations
 
@@ -11,10 +13,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class StandInServer:
-    def __init__(self, *, api_key: str | None = None, reject_every: int = 0):
+    def __init__(self, *, api_key: str | None = None, reject_every: int = 0,
+                 metrics: list[tuple[int, str]] | None = None):
         self.api_key = api_key
         self.reject_every = reject_every
+        self.metrics = metrics
         self.bodies: list[dict] = []
+        self.events: list[str] = []
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
@@ -38,6 +43,7 @@ class StandInServer:
             return 401, {"error": {"message": "an API key is required", "type": "auth"}}
         with self._lock:
             self.bodies.append(body)
+            self.events.append("translate")
             count = len(self.bodies)
         if self.reject_every and count % self.reject_every == 0:
             return 429, {"error": {"message": "queue full", "type": "overloaded"}}
@@ -46,12 +52,29 @@ class StandInServer:
         return 200, {"translation": "译文", "src": body["src"], "tgt": body["tgt"], "usage": usage,
                      "results": [{"translation": "译文", "usage": usage, "segments": 1}]}
 
+    def scrape(self) -> tuple[int, str]:
+        with self._lock:
+            scrapes = self.events.count("metrics")
+            self.events.append("metrics")
+        if self.metrics is None:
+            return 404, "not found"
+        return self.metrics[min(scrapes, len(self.metrics) - 1)]
+
     def _handler(self):
         server = self
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args):
                 pass
+
+            def do_GET(self):
+                status, text = server.scrape() if self.path == "/metrics" else (404, "not found")
+                raw = text.encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "text/plain; version=0.0.4")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))

@@ -140,6 +140,12 @@ def test_server_mode_drives_the_native_api(tmp_path, capsys):
     assert "== hymt bench --server ==" in printed and "errors 3" in printed
 
 
+def test_engine_flags_reach_the_engine_and_the_recorded_command(model_dir, tmp_path):
+    data = _bench_json(model_dir, tmp_path, "--no-prefix-cache", "--max-num-batched-tokens", "512")
+    assert data["options"]["engine"] == {"enable_prefix_caching": False, "max_num_batched_tokens": 512, "seed": 0}
+    assert "--no-prefix-cache" in data["env"]["command"] and "--max-num-batched-tokens 512" in data["env"]["command"]
+
+
 def test_missing_model_is_a_clear_error(capsys):
     assert main(["bench", "--num-requests", "2"]) == 2
     assert "--model" in capsys.readouterr().err

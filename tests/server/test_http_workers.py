@@ -16,6 +16,8 @@ import httpx
 import pytest
 from conftest import seconds_until
 
+from hymt.bench.server_ready import wait_for_ready_workers
+
 TEXT = {"text": "Hello world.", "src": "en", "tgt": "de"}
 SLOW = {"text": "Keep talking.", "src": "en", "tgt": "de", "use_cache": False,
         "sampling": {"max_tokens": 3000, "ignore_eos": True}}
@@ -27,18 +29,8 @@ RECOVER_S = 90.0
 def server(tiny_model_dir, server_starter, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("http-workers")
     with server_starter(tiny_model_dir, tmp, "--http-workers", "2", "--max-tokens", "4000") as started:
-        seconds_until(lambda: _ready_workers(started) == {"1", "2"}, 60)  # /ready came from one of them
+        wait_for_ready_workers(started.url, 2, timeout_s=60)  # /ready came from one of them
         yield started
-
-
-def _ready_workers(server, scrapes: int = 20) -> set[str]:
-    """The workers whose /metrics say their model is ready, of those `scrapes` connections reach."""
-    ready = set()
-    for _ in range(scrapes):
-        text = httpx.get(f"{server.url}/metrics", timeout=10).text
-        if re.search(r"^hymt_model_ready 1\.0$", text, re.M):
-            ready.add(WORKER.search(text).group(2))
-    return ready
 
 
 def _workers_seen(server, scrapes: int = 30, *, resets: bool = False) -> dict[str, str]:
@@ -92,7 +84,7 @@ def test_engine_killed_under_load_gives_503_then_recovers(server):
     assert len(results) == 4
     for status, body, retry_after in results:
         assert status == 503 and body["error"]["type"] == "engine_restarting" and int(retry_after) >= 1, body
-    seconds_until(lambda: _ready_workers(server) == {"1", "2"}, RECOVER_S, poll=0.2)  # each reconnected
+    assert wait_for_ready_workers(server.url, 2, timeout_s=RECOVER_S) == {"1", "2"}  # each reconnected
     for _ in range(6):
         status = server.status()
         assert status["engine_pid"] not in (None, pid) and status["engine_restarts"] == 1
@@ -131,7 +123,7 @@ def test_sigterm_drains_every_worker_and_exits_0(server):
 
 def test_the_server_exits_3_when_the_engine_cannot_be_restarted(tiny_model_dir, server_starter, tmp_path):
     with server_starter(tiny_model_dir, tmp_path, "--http-workers", "2", "--engine-restarts", "0") as started:
-        seconds_until(lambda: _ready_workers(started) == {"1", "2"}, 60)  # /ready came from one of them
+        wait_for_ready_workers(started.url, 2, timeout_s=60)  # /ready came from one of them
         os.kill(started.status()["engine_pid"], signal.SIGKILL)
         assert started.proc.wait(timeout=60) == 3
     log = started.log_text()

@@ -47,10 +47,11 @@ def test_defaults_and_flags(monkeypatch):
 def test_memory_flags_reach_the_engine_config(monkeypatch, in_process):
     from hymt.server.service import default_factory
 
-    argv = ["serve", "--quantization", "int4", "--kv-cache-dtype", "fp8", "--gpu-memory-gb", "3", "--no-prefix-cache"]
+    argv = ["serve", "--quantization", "int4", "--kv-cache-dtype", "fp8", "--gpu-memory-gb", "3", "--no-prefix-cache",
+            "--max-num-seqs", "64", "--max-num-batched-tokens", "2048", "--cuda-graph-max-tokens", "1024",
+            "--enforce-eager", "--gpu-memory-utilization", "0.5"]
     args = build_parser().parse_args(argv + (["--engine-in-process"] if in_process else []))
     settings = settings_from_args(args)
-    assert (settings.quantization, settings.kv_cache_dtype, settings.gpu_memory_gb) == ("int4", "fp8", 3.0)
     assert settings.engine_process is not in_process
     captured = {}
 
@@ -67,13 +68,42 @@ def test_memory_flags_reach_the_engine_config(monkeypatch, in_process):
     default_factory(settings)
     config = captured["engine_config"]
     assert (config.quantization, config.kv_cache_dtype, config.gpu_memory_gb) == ("int4", "fp8", 3.0)
-    assert not config.enable_prefix_caching
+    assert not config.enable_prefix_caching and config.enforce_eager
+    steps = (config.max_num_seqs, config.max_num_batched_tokens, config.cuda_graph_max_tokens)
+    assert steps == (64, 2048, 1024) and config.gpu_memory_utilization == 0.5
     if in_process:
         assert captured["engine"] == "native" and "spec" not in captured
     else:
         assert isinstance(captured["engine"], FakeEngineProcess)
         assert captured["spec"].backend == "native" and captured["spec"].config == config
         assert captured["listen"] is None  # one HTTP process: the engine serves it alone
+
+
+
+def test_unset_engine_flags_keep_the_engine_defaults():
+    from hymt.engine.config import EngineConfig
+
+    settings = settings_from_args(build_parser().parse_args(["serve"]))
+    assert settings.engine_config == EngineConfig()
+
+
+@pytest.mark.parametrize(("flags", "field"), [
+    (["--quantization", "int8"], "quantization"),
+    (["--no-prefix-cache"], "enable_prefix_caching"),
+    (["--max-num-seqs", "8"], "max_num_seqs"),
+])
+def test_native_engine_flags_are_refused_for_another_engine(flags, field):
+    args = build_parser().parse_args(["serve", "--engine", "transformers", *flags])
+    with pytest.raises(InvalidInputError, match="setting of the native engine") as err:
+        settings_from_args(args)
+    assert err.value.field == field
+
+
+def test_invalid_step_size_names_the_field():
+    args = build_parser().parse_args(["serve", "--max-num-batched-tokens", "8", "--max-num-seqs", "64"])
+    with pytest.raises(InvalidInputError, match="max_num_batched_tokens") as err:
+        settings_from_args(args)
+    assert err.value.field == "max_num_batched_tokens"
 
 
 # -- as a user runs it: `python -m hymt serve` in a subprocess of this checkout -------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from hymt.engine.config import KV_CACHE_DTYPE_CHOICES, QUANTIZATION_CHOICES, EngineConfig
+from hymt.engine.config import KV_CACHE_DTYPE_CHOICES, QUANTIZATION_CHOICES, EngineConfig, check_backend_config
 
 #: The flags whose value is the EngineConfig field of the same name (--no-prefix-cache is not).
 _FIELD_FLAGS = ("gpu_memory_gb", "gpu_memory_utilization", "quantization", "kv_cache_dtype", "max_num_seqs",
@@ -52,6 +52,9 @@ def engine_overrides(args: argparse.Namespace) -> dict[str, Any]:
     return overrides
 
 
-def engine_config_from_args(args: argparse.Namespace) -> EngineConfig:
-    """The EngineConfig of the command line: its defaults, with what the flags set."""
-    return EngineConfig(**engine_overrides(args))
+def engine_config_from_args(args: argparse.Namespace, backend: str = "native") -> EngineConfig:
+    """The EngineConfig of the command line: its defaults, with what the flags set. With another
+    `backend`, a flag that was set is an error now, before any model loads."""
+    config = EngineConfig(**engine_overrides(args))
+    check_backend_config(backend, config)
+    return config

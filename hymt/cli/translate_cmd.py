@@ -26,10 +26,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hymt.cli.engine_args import add_engine_arguments, engine_config_from_args
 from hymt.cli.help_format import DefaultsHelpFormatter
 from hymt.cli.verbosity import log_level
 from hymt.engine.backend_names import BACKENDS
-from hymt.engine.config import QUANTIZATION_CHOICES
 from hymt.errors import InvalidInputError
 from hymt.families import DEFAULT_MODEL
 
@@ -59,8 +59,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--base-url", help="server root for --engine openai (e.g. http://127.0.0.1:8001)")
     parser.add_argument("--device", help="torch device (default: CUDA if available, else CPU)")
     parser.add_argument("--dtype", help="weight dtype (default: bfloat16 on CUDA, float32 on CPU)")
-    parser.add_argument("--quantization", choices=QUANTIZATION_CHOICES[1:],
-                        help="weight quantization at load (native engine); fp8 needs a Hopper-class GPU")
     parser.add_argument("--glossary", action="append", default=[], metavar="SRC=TGT",
                         help="glossary entry (repeatable)")
     parser.add_argument("--context", help="preceding text the input follows (context template)")
@@ -88,6 +86,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-retry", action="store_true",
                         help="report quality-guard issues without sending a flagged segment again")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar for files (-q: none either)")
+    add_engine_arguments(parser.add_argument_group("native engine (--engine native)"))
     parser.set_defaults(func=run)
 
 
@@ -249,6 +248,6 @@ def open_translator(args: argparse.Namespace) -> Translator:
     from hymt.translate import Translator
 
     engine_options = {"base_url": args.base_url} if args.base_url else None
-    return Translator(args.model, engine=args.engine, device=args.device, dtype=args.dtype,
-                      quantization=args.quantization, family=args.family, cache=not args.no_cache,
-                      engine_options=engine_options)
+    config = engine_config_from_args(args, args.engine)
+    return Translator(args.model, engine=args.engine, device=args.device, dtype=args.dtype, engine_config=config,
+                      family=args.family, cache=not args.no_cache, engine_options=engine_options)

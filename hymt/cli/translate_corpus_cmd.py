@@ -20,10 +20,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hymt.cli.engine_args import add_engine_arguments, engine_config_from_args
 from hymt.cli.help_format import DefaultsHelpFormatter
 from hymt.cli.translate_cmd import parse_glossary
 from hymt.cli.verbosity import log_level
-from hymt.engine.config import QUANTIZATION_CHOICES
 from hymt.engine.factory import BACKENDS
 from hymt.errors import InvalidInputError
 from hymt.families import DEFAULT_MODEL
@@ -58,8 +58,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--base-url", help="server root for --engine openai")
     p.add_argument("--device", help="torch device (default: CUDA if available, else CPU)")
     p.add_argument("--dtype", help="weight dtype (default: bfloat16 on CUDA, float32 on CPU)")
-    p.add_argument("--quantization", choices=QUANTIZATION_CHOICES[1:], help="weight quantization at load")
-    p.add_argument("--gpu-memory-gb", type=float, metavar="GB", help="memory budget of each engine")
     p.add_argument("--max-tokens", type=int, metavar="N",
                    help="most tokens of any one answer (default: 3 x source tokens + 64 per segment)")
     p.add_argument("--glossary", action="append", default=[], metavar="SRC=TGT", help="glossary entry (repeatable)")
@@ -67,6 +65,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the translation cache")
     p.add_argument("--no-retry", action="store_true", help="no second request for segments the guard flags")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_engine_arguments(p.add_argument_group("native engine (--engine native; with --ray, each engine's)"))
     ray = p.add_argument_group("Ray Data", 'needs: pip install "hymt[ray]"')
     ray.add_argument("--ray", dest="ray", action="store_true", default=None,
                      help="run on Ray Data, one engine actor per GPU (default: on when $RAY_ADDRESS is set)")
@@ -102,9 +101,9 @@ def run(args: argparse.Namespace) -> int:
                                sampling=args.sampling, use_cache=not args.no_cache, retry=not args.no_retry)
     request = CorpusRequest(args.target, args.source, options)
     fmt = corpus_format(source, args.format)
+    config = engine_config_from_args(args, args.engine)
     spec = TranslatorSpec(args.model, engine=args.engine, device=args.device, dtype=args.dtype,
-                          quantization=args.quantization, family=args.family, cache=not args.no_cache,
-                          gpu_memory_gb=args.gpu_memory_gb, max_tokens=args.max_tokens,
+                          family=args.family, cache=not args.no_cache, engine_config=config, max_tokens=args.max_tokens,
                           engine_options=(("base_url", args.base_url),) if args.base_url else ())
     job = CorpusJob(source, output, fmt, args.output_format or suffix_format(output) or fmt,
                     request, repr(spec), CorpusColumns(args.column, args.id_column, args.source_column),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 
 from hymt.engine.dtypes import KV_CACHE_DTYPE_CHOICES
 from hymt.errors import InvalidInputError
@@ -21,7 +21,10 @@ QUANTIZATION_CHOICES = (None, "int8", "int4", "fp8")
 STEP_PROFILE_CHOICES = ("off", "sync", "cpu")
 
 __all__ = ["KV_CACHE_DTYPE_CHOICES", "QUANTIZATION_CHOICES", "STEP_PROFILE_CHOICES", "EngineConfig",
-           "with_env_overrides"]
+           "check_backend_config", "with_env_overrides"]
+
+#: Fields every backend's translator reads (the prompt budget); the others are the native engine's.
+_SHARED_FIELDS = frozenset({"max_model_len"})
 
 
 @dataclass(frozen=True)
@@ -145,3 +148,15 @@ def with_env_overrides(config: EngineConfig, environ: Mapping[str, str] | None =
 def _positive(name: str, value: int) -> None:
     if not isinstance(value, int) or value < 1:
         raise InvalidInputError(f"{name} must be a positive integer, got {value!r}", field=name)
+
+
+def check_backend_config(backend: str, config: EngineConfig) -> None:
+    """Refuse native-engine settings for another backend, which would ignore them unsaid."""
+    if backend == "native":
+        return
+    defaults = EngineConfig()
+    for f in fields(EngineConfig):
+        if f.name not in _SHARED_FIELDS and getattr(config, f.name) != getattr(defaults, f.name):
+            raise InvalidInputError(
+                f"{f.name} is a setting of the native engine; the {backend} engine does not take it "
+                "(leave it unset, or use the native engine)", field=f.name)

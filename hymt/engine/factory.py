@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hymt.engine.backend_names import BACKENDS
-from hymt.engine.config import EngineConfig
+from hymt.engine.config import EngineConfig, check_backend_config
 from hymt.engine.interface import Engine
 from hymt.errors import InvalidInputError
 
@@ -38,11 +38,14 @@ def create_engine(
         checkpoint: a hymt.checkpoint.Checkpoint, a local dir or a hub id. For "openai" it
             serves as the tokenizer (and default stop ids) and may be None.
         device / dtype: local backends only; default CUDA + bfloat16, else CPU + float32.
-        config: EngineConfig for "native" (other backends ignore it).
+        config: EngineConfig for "native"; other backends refuse one that sets the native
+            engine's fields (config.check_backend_config).
         **options: backend-specific keywords: "native" takes random_weights and
             stop_token_ids; "transformers" takes batching, max_batch_size, stop_token_ids;
             "openai" needs base_url and takes model, api_key, prompt_format, max_concurrency, ...
     """
+    if config is not None and backend in BACKENDS:
+        check_backend_config(backend, config)
     if backend == "native":
         from hymt.engine.native_engine import NativeEngine
 

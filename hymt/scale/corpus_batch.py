@@ -38,7 +38,7 @@ class TranslatorSpec:
 
     Attributes:
         engine_options: backend keywords as (name, value) pairs (the openai backend's base_url).
-        gpu_memory_gb: the engine's memory budget (native engine).
+        engine_config: the native engine's memory budget, quantization and step sizes.
         max_tokens: the most tokens of any one answer (None: each segment's own limit).
     """
 
@@ -46,18 +46,16 @@ class TranslatorSpec:
     engine: str = "native"
     device: str | None = None
     dtype: str | None = None
-    quantization: str | None = None
     family: str | None = None
     cache: bool = True
-    gpu_memory_gb: float | None = None
+    engine_config: EngineConfig = field(default_factory=EngineConfig)
     max_tokens: int | None = None
     engine_options: tuple[tuple[str, str], ...] = ()
 
     def __call__(self) -> Translator:
-        config = EngineConfig(gpu_memory_gb=self.gpu_memory_gb) if self.gpu_memory_gb is not None else None
         return Translator(self.model, engine=self.engine, device=self.device, dtype=self.dtype,
-                          quantization=self.quantization, family=self.family, cache=self.cache,
-                          engine_config=config, max_tokens=self.max_tokens,
+                          family=self.family, cache=self.cache, engine_config=self.engine_config,
+                          max_tokens=self.max_tokens,
                           engine_options=dict(self.engine_options) or None)
 
 

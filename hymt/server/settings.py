@@ -8,7 +8,7 @@ from functools import cached_property
 from pathlib import Path
 
 from hymt.engine.backend_names import BACKENDS
-from hymt.engine.config import EngineConfig
+from hymt.engine.config import EngineConfig, check_backend_config
 from hymt.errors import InvalidInputError
 from hymt.families import DEFAULT_MODEL
 from hymt.server.glossary_store import GlossarySettings
@@ -121,8 +121,7 @@ class ServerSettings:
             )
         if self.engine == "openai" and not self.openai_base_url:
             raise InvalidInputError("engine 'openai' needs --openai-base-url", field="openai_base_url")
-        if self.engine != "native":
-            _check_no_native_knobs(self.engine, self.engine_config)
+        check_backend_config(self.engine, self.engine_config)
         if not 0 <= self.port <= 65535:
             raise InvalidInputError(f"port must be in 0..65535, got {self.port}", field="port")
         for name in ("max_queue", "max_chars", "max_batch", "retry_after_s", "max_body_bytes", "max_glossary_terms",
@@ -181,12 +180,3 @@ def default_of(name: str) -> object:
     assert factory is not dataclasses.MISSING  # every field has a default
     return factory()
 
-
-def _check_no_native_knobs(engine: str, config: EngineConfig) -> None:
-    """Refuse native-engine settings for another engine rather than ignore them."""
-    defaults = EngineConfig()
-    for f in dataclasses.fields(EngineConfig):
-        if getattr(config, f.name) != getattr(defaults, f.name):
-            raise InvalidInputError(
-                f"{f.name} is a setting of the native engine; the {engine} engine does not take it "
-                "(drop the flag, or serve with --engine native)", field=f.name)

@@ -74,6 +74,7 @@ def test_an_interrupted_run_is_resumed_by_the_same_command(tiny_model, tmp_path,
     (["--column", "body"], "has no column 'body'; its columns: text"),
     (["--to", "xx"], "xx"),
     (["--format", "jsonl", "--id-column", "uid"], "has no column 'uid'"),
+    (["--engine", "transformers", "--kv-cache-dtype", "fp8"], "kv_cache_dtype is a setting of the native engine"),
 ])
 def test_bad_arguments_fail_before_any_model_loads(tmp_path, capsys, extra, message):
     source = tmp_path / "in.jsonl"

@@ -28,6 +28,19 @@ def test_openai_backend_needs_a_base_url():
     assert e.value.field == "base_url"
 
 
+@pytest.mark.parametrize("backend", ["transformers", "openai"])
+def test_native_engine_settings_are_refused_by_other_backends(backend):
+    with pytest.raises(InvalidInputError, match="quantization is a setting of the native engine") as e:
+        create_engine(backend, None, config=EngineConfig(quantization="int8"), base_url="http://127.0.0.1:9")
+    assert e.value.field == "quantization"
+
+
+def test_the_prompt_budget_goes_to_every_backend():
+    engine = create_engine("openai", None, config=EngineConfig(max_model_len=8192), base_url="http://127.0.0.1:9",
+                           model="m", prompt_format="tokens")
+    engine.close()
+
+
 def test_openai_backend_is_built_lazily():
     from hymt.engine.backends.openai_engine import OpenAIEngine
 

@@ -193,6 +193,9 @@ class ServerLoadResult:
             clients included); None where the server does not export them.
         engine_steps: the engine's steps during the run, by graph or eager (None where the
             server does not export them).
+        engine_prompt_tokens: prompt tokens the engine computed during the run; fewer than
+            `prompt_tokens` by what its prefix cache served (None where not exported).
+        run_tag: the tag in every text of the run (server_load.py).
     """
 
     url: str
@@ -216,6 +219,8 @@ class ServerLoadResult:
     server_cpu_s: float | None = None
     engine_cpu_s: float | None = None
     engine_steps: StepKinds | None = None
+    engine_prompt_tokens: int | None = None
+    run_tag: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -1,6 +1,7 @@
 """Counters a hymt server's /metrics export, read before and after a `hymt bench --server` run:
-the CPU seconds of its HTTP and engine processes (which one a request costs most), and the
-engine's steps by graph or eager.
+the CPU seconds of its HTTP and engine processes (which one a request costs most), the
+engine's steps by graph or eager, and the prompt tokens it computed (those its prefix cache
+served are not).
 
 The HTTP process exports `process_cpu_seconds_total` (prometheus_client's process collector,
 Linux only); an engine in its own process exports `hymt_engine_process_cpu_seconds_total`.
@@ -24,6 +25,7 @@ _ENGINE = "hymt_engine_process_cpu_seconds_total"
 _STEPS = "hymt_engine_steps_total"
 _TOKENS = "hymt_engine_step_tokens_total"
 _PADDING = "hymt_engine_graph_padding_tokens_total"
+_PROMPT = "hymt_prompt_tokens_total"
 
 
 @dataclass(frozen=True)
@@ -33,18 +35,24 @@ class ServerCounters:
     Attributes:
         server_s / engine_s: CPU seconds of the HTTP process(es) and of the engine's process.
         engine_steps: the engine's steps by how they ran, with their tokens and padding rows.
+        prompt_tokens: prompt tokens the engine computed.
     """
 
     server_s: float | None
     engine_s: float | None
     engine_steps: StepKinds | None = None
+    prompt_tokens: int | None = None
 
     def since(self, before: ServerCounters) -> ServerCounters:
         """What was spent between `before` and this reading."""
         steps = None
         if self.engine_steps is not None and before.engine_steps is not None:
             steps = self.engine_steps.since(before.engine_steps)
-        return ServerCounters(_minus(self.server_s, before.server_s), _minus(self.engine_s, before.engine_s), steps)
+        prompt = None
+        if self.prompt_tokens is not None and before.prompt_tokens is not None:
+            prompt = self.prompt_tokens - before.prompt_tokens
+        return ServerCounters(_minus(self.server_s, before.server_s), _minus(self.engine_s, before.engine_s), steps,
+                              prompt)
 
 
 def read_server_counters(url: str, headers: dict[str, str] | None = None, timeout_s: float = 10.0) -> ServerCounters:
@@ -64,7 +72,9 @@ def read_server_counters(url: str, headers: dict[str, str] | None = None, timeou
         engine_steps = StepKinds(decode_graph=steps.get("decode_graph", 0), step_graph=steps.get("step_graph", 0),
                                  eager=steps.get("eager", 0), tokens=int(values.get(_TOKENS, 0)),
                                  padding_tokens=int(values.get(_PADDING, 0)))
-    return ServerCounters(server, engine if engine else None, engine_steps)  # engine 0: in the HTTP process
+    prompt = values.get(_PROMPT)
+    return ServerCounters(server, engine if engine else None, engine_steps,  # engine 0: in the HTTP process
+                          int(prompt) if prompt is not None else None)
 
 
 def _minus(after: float | None, before: float | None) -> float | None:

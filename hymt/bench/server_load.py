@@ -1,11 +1,17 @@
 """`hymt bench --server URL`: concurrent clients against a running hymt server's native API.
 
 Each of `concurrency` clients posts `POST {url}/api/translate` one request after another
-until `num_requests` have been sent or the time limit passes. Texts are unique, the
-translation cache is turned off and the quality retry too (`"retry": false`), so every
-request reaches the engine exactly once, as in the offline benchmark; the `sampling` field
-forces the answer length (random-weight servers never stop on their own, and their noise
-would fail the quality guard).
+until `num_requests` have been sent or the time limit passes. The translation cache is
+turned off and the quality retry too (`"retry": false`), so every request reaches the
+engine exactly once, as in the offline benchmark; the `sampling` field forces the answer
+length (random-weight servers never stop on their own, and their noise would fail the
+quality guard).
+
+Texts are unique within a run and across runs: each carries the run's tag, fresh for every
+run. A server keeps the KV blocks of earlier prompts in its prefix cache, so a run that sent
+the texts of the run before it on the same server would skip most of their prefill. What
+the prompts do share is the prompt template ahead of the text, as real traffic does; the
+result says how many prompt tokens the engine computed.
 """
 from __future__ import annotations
 
@@ -13,6 +19,7 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import secrets
 import ssl
 import time
 from collections import Counter
@@ -52,6 +59,7 @@ class ServerLoadOptions:
             at most half the CPU cores (and at least one).
         wait_workers: before the run, wait until this many HTTP workers of the server have
             their model ready (server_ready.py); 0 starts at once.
+        run_tag: put in every text of the run; empty (the default) draws a fresh one.
     """
 
     url: str
@@ -66,8 +74,11 @@ class ServerLoadOptions:
     timeout_s: float = 120.0
     processes: int = 0
     wait_workers: int = 0
+    run_tag: str = ""
 
     def __post_init__(self) -> None:
+        if not self.run_tag:
+            object.__setattr__(self, "run_tag", secrets.token_hex(3))
         if not self.url.startswith(("http://", "https://")):
             raise InvalidInputError(f"--server must be an http(s) URL, got {self.url!r}", field="server")
         for name in ("concurrency", "num_requests", "output_len", "words"):
@@ -94,10 +105,10 @@ class ServerLoadOptions:
         return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
 
     def payload(self, index: int) -> dict:
-        """The body of request `index`: a text no other request of the run has."""
-        rng = np.random.default_rng(index)
+        """The body of request `index`: a text no other request, of this run or another, has."""
+        rng = np.random.default_rng(index)  # the same words in every run: the same lengths
         words = [_WORDS[i] for i in rng.integers(0, len(_WORDS), size=self.words)]
-        text = f"Report {index}: " + " ".join(words) + "."
+        text = f"Report {self.run_tag}-{index}: " + " ".join(words) + "."
         return {
             "text": text, "src": self.src, "tgt": self.tgt, "use_cache": False, "retry": False,
             "sampling": {"max_tokens": self.output_len, "ignore_eos": True, "temperature": 0},
@@ -202,6 +213,7 @@ def _summarise(o: ServerLoadOptions, parts: list[_Share], env: EnvInfo | None,
         prompt_tokens=sum(p.usage.prompt_tokens for p in parts), segments=sum(p.usage.segments for p in parts),
         timed_out=any(p.timed_out for p in parts), processes=o.processes, env=env,
         server_cpu_s=counters.server_s, engine_cpu_s=counters.engine_s, engine_steps=counters.engine_steps,
+        engine_prompt_tokens=counters.prompt_tokens, run_tag=o.run_tag,
     )
 
 

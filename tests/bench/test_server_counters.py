@@ -57,3 +57,11 @@ def test_engine_steps_by_kind_and_their_difference_over_a_run(monkeypatch):
     assert run.engine_steps.describe() == (
         "120 steps: 100 decode graph, 10 step graph, 10 eager; padding 9.1 % of the rows computed")
     assert after.since(ServerCounters(10.0, 30.0)).engine_steps is None  # not read before: no difference
+
+
+def test_prompt_tokens_the_engine_computed_over_a_run(monkeypatch):
+    _serving(monkeypatch, ONE_PROCESS + "# TYPE hymt_prompt_tokens counter\nhymt_prompt_tokens_total 5000.0\n")
+    after = read_server_counters("http://h:1")
+    assert after.prompt_tokens == 5000
+    assert after.since(ServerCounters(10.0, 30.0, prompt_tokens=4200)).prompt_tokens == 800
+    assert after.since(ServerCounters(10.0, 30.0)).prompt_tokens is None  # not read before

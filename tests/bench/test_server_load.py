@@ -52,6 +52,16 @@ def test_time_limit_stops_new_requests():
     assert result.timed_out and 0 < result.completed < 10**6
 
 
+def test_every_run_tags_its_texts_afresh_so_no_run_repeats_another():
+    first, second = (ServerLoadOptions(url="http://x", words=8) for _ in range(2))
+    assert first.run_tag != second.run_tag
+    assert first.payload(0)["text"] != second.payload(0)["text"]
+    # the same words, so the same lengths, in every run
+    assert first.payload(0)["text"].split(":")[1] == second.payload(0)["text"].split(":")[1]
+    repeat = ServerLoadOptions(url="http://x", words=8, run_tag=first.run_tag)
+    assert repeat.payload(5) == first.payload(5)
+
+
 def test_bad_options_name_the_field():
     with pytest.raises(InvalidInputError) as err:
         ServerLoadOptions(url="localhost:8000")
@@ -66,7 +76,9 @@ def test_clients_spread_over_processes_send_every_request_once():
         options = ServerLoadOptions(url=server.url, concurrency=4, num_requests=30, output_len=3, processes=2)
         result = run_server_load(options)
     assert result.processes == 2 and result.completed == 30 and result.errors == 0
-    assert sorted(int(b["text"].split(":")[0].split()[1]) for b in server.bodies) == list(range(30))
+    tags = [b["text"].split(":")[0].split()[1].rsplit("-", 1) for b in server.bodies]
+    assert {tag for tag, _ in tags} == {options.run_tag}  # one run, one tag in every process
+    assert sorted(int(index) for _, index in tags) == list(range(30))
     assert result.completion_tokens == 30 * 3 and result.segments == 30
     assert result.requests_per_s == result.completed / result.wall_s
 

@@ -91,3 +91,22 @@ def test_bench_reports_the_cpu_each_server_process_spent(hymt_server):
     steps = result.engine_steps
     assert steps is not None and steps.eager == steps.steps > 0 and steps.tokens > 0
     assert "engine steps during the run: " in format_server_load(result)
+
+
+def test_runs_of_the_load_generator_send_new_texts_that_the_prefix_cache_cannot_serve(hymt_server):
+    from hymt.bench.report import format_server_load
+    from hymt.bench.server_load import ServerLoadOptions, run_server_load
+
+    def run(**tag: str):
+        return run_server_load(ServerLoadOptions(url=hymt_server.url, concurrency=2, num_requests=6, words=12,
+                                                 output_len=2, **tag))
+
+    first, second = run(), run()
+    again = run(run_tag=first.run_tag)  # the first run's texts, sent again on purpose
+    assert first.run_tag != second.run_tag
+    assert first.engine_prompt_tokens and second.engine_prompt_tokens and again.engine_prompt_tokens is not None
+    # Only the prompt template is shared: a new run costs what the first one did...
+    assert second.engine_prompt_tokens >= 0.8 * first.engine_prompt_tokens
+    # ...where repeated texts are served from the prefix cache (but their last partial block).
+    assert again.engine_prompt_tokens < 0.5 * first.engine_prompt_tokens
+    assert f"prompt tokens computed by the engine: {second.engine_prompt_tokens} of " in format_server_load(second)

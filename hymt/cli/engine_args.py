@@ -10,10 +10,14 @@ import argparse
 from typing import Any
 
 from hymt.engine.config import KV_CACHE_DTYPE_CHOICES, QUANTIZATION_CHOICES, EngineConfig, check_backend_config
+from hymt.errors import InvalidInputError
 
 #: The flags whose value is the EngineConfig field of the same name (--no-prefix-cache is not).
 _FIELD_FLAGS = ("gpu_memory_gb", "gpu_memory_utilization", "quantization", "kv_cache_dtype", "max_num_seqs",
                 "max_num_batched_tokens", "enforce_eager", "cuda_graph_max_tokens")
+#: EngineConfig field -> the flag that sets it, for error messages.
+_FLAG_OF = {**{name: "--" + name.replace("_", "-") for name in _FIELD_FLAGS},
+            "enable_prefix_caching": "--no-prefix-cache"}
 
 
 def add_engine_arguments(group: argparse._ArgumentGroup) -> None:
@@ -55,6 +59,12 @@ def engine_overrides(args: argparse.Namespace) -> dict[str, Any]:
 def engine_config_from_args(args: argparse.Namespace, backend: str = "native") -> EngineConfig:
     """The EngineConfig of the command line: its defaults, with what the flags set. With another
     `backend`, a flag that was set is an error now, before any model loads."""
-    config = EngineConfig(**engine_overrides(args))
-    check_backend_config(backend, config)
+    try:
+        config = EngineConfig(**engine_overrides(args))
+        check_backend_config(backend, config)
+    except InvalidInputError as exc:  # name the flag the user typed beside the field
+        flag = _FLAG_OF.get(exc.field or "")
+        if flag is None:
+            raise
+        raise InvalidInputError(f"{flag}: {exc}", field=exc.field) from exc
     return config

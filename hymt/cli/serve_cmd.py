@@ -140,7 +140,8 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
     return ServerSettings(
         model=args.model, family=args.family, engine=args.engine, openai_base_url=args.openai_base_url,
         host=args.host, port=args.port, api_keys=tuple(args.api_key) + tuple(env_keys),
-        device=args.device, engine_config=engine_config_from_args(args), engine_process=not args.engine_in_process,
+        device=args.device, engine_config=engine_config_from_args(args, args.engine),
+        engine_process=not args.engine_in_process,
         max_queue=args.max_queue, max_chars=args.max_chars, max_batch=args.max_batch,
         max_body_bytes=args.max_body_bytes, max_glossary_terms=args.max_glossary_terms,
         max_glossary_bytes=args.max_glossary_bytes, request_timeout=args.request_timeout,

@@ -94,14 +94,23 @@ def test_unset_engine_flags_keep_the_engine_defaults():
 ])
 def test_native_engine_flags_are_refused_for_another_engine(flags, field):
     args = build_parser().parse_args(["serve", "--engine", "transformers", *flags])
-    with pytest.raises(InvalidInputError, match="setting of the native engine") as err:
+    with pytest.raises(InvalidInputError, match=f"^{flags[0]}: {field} is a setting of the native engine") as err:
         settings_from_args(args)
     assert err.value.field == field
 
 
+def test_settings_built_in_code_refuse_native_settings_for_another_engine():
+    from hymt.engine.config import EngineConfig
+    from hymt.server.settings import ServerSettings
+
+    with pytest.raises(InvalidInputError, match="kv_cache_dtype is a setting of the native engine") as err:
+        ServerSettings(engine="transformers", engine_config=EngineConfig(kv_cache_dtype="fp8"))
+    assert err.value.field == "kv_cache_dtype"
+
+
 def test_invalid_step_size_names_the_field():
     args = build_parser().parse_args(["serve", "--max-num-batched-tokens", "8", "--max-num-seqs", "64"])
-    with pytest.raises(InvalidInputError, match="max_num_batched_tokens") as err:
+    with pytest.raises(InvalidInputError, match="^--max-num-batched-tokens: max_num_batched_tokens must be") as err:
         settings_from_args(args)
     assert err.value.field == "max_num_batched_tokens"
 

@@ -2,7 +2,7 @@
 
 Each flag defaults to None, so that only what was typed overrides EngineConfig: an unset step
 size stays at its default, which the engine may still shrink under a small memory budget
-(hymt.engine.memory.fit_config_to_budget keeps explicit choices).
+(hymt.engine.memory.fit_config_to_budget changes only the fields at their default values).
 """
 from __future__ import annotations
 

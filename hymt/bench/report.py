@@ -118,10 +118,10 @@ def format_server_load(result: ServerLoadResult) -> str:
                      f"{result.segments / result.completed:.2f} segments (engine requests); "
                      f"{result.segments / max(result.wall_s, 1e-9):.2f} engine requests/s")
     if result.completed and result.prompt_tokens and result.engine_prompt_tokens is not None:
-        share = result.engine_prompt_tokens / result.prompt_tokens
-        why = "the prefix cache served the rest" if share <= 1 else "preempted requests were computed again"
-        lines.append(f"prompt tokens computed by the engine: {result.engine_prompt_tokens} of {result.prompt_tokens} "
-                     f"({share:.0%}; {why})")
+        computed, sent = result.engine_prompt_tokens, result.prompt_tokens
+        why = ("" if computed == sent else "; the prefix cache served the rest" if computed < sent
+               else "; preempted requests were computed again")
+        lines.append(f"prompt tokens computed by the engine: {computed} of {sent} ({computed / sent:.0%}{why})")
     if result.completed and result.server_cpu_s is not None:
         per = [f"HTTP process {1e3 * result.server_cpu_s / result.completed:.2f} ms "
                f"({result.server_cpu_s / max(result.wall_s, 1e-9):.0%} of a core)"]

@@ -90,3 +90,21 @@ def test_automatic_process_count_grows_with_clients_and_is_bounded():
     with pytest.raises(InvalidInputError) as err:
         ServerLoadOptions(url="http://x", concurrency=2, processes=3)
     assert err.value.field == "processes"
+
+
+@pytest.mark.parametrize(("computed", "says"), [
+    (600, "600 of 600 (100%)\n"),
+    (420, "420 of 600 (70%; the prefix cache served the rest)"),
+    (660, "660 of 600 (110%; preempted requests were computed again)"),
+])
+def test_the_report_says_how_many_prompt_tokens_the_engine_computed(computed, says):
+    from dataclasses import replace
+
+    from hymt.bench.report import format_server_load
+
+    with StandInServer() as server:
+        result = run_server_load(ServerLoadOptions(url=server.url, concurrency=2, num_requests=30, output_len=2))
+    assert result.prompt_tokens == 600 and result.engine_prompt_tokens is None  # 20 a request; no /metrics
+    assert "prompt tokens computed" not in format_server_load(result)
+    report = format_server_load(replace(result, engine_prompt_tokens=computed)) + "\n"
+    assert f"prompt tokens computed by the engine: {says}" in report

@@ -40,7 +40,8 @@ def add_engine_arguments(group: argparse._ArgumentGroup) -> None:
                             "memory budget)")
     group.add_argument("--max-num-batched-tokens", type=int, metavar="N",
                        help=f"token budget of one step, prompt and answer tokens together (default "
-                            f"{d.max_num_batched_tokens}; smaller under a small memory budget)")
+                            f"{d.max_num_batched_tokens}; smaller under a small memory budget); at most "
+                            "--cuda-graph-max-tokens keeps every step in a CUDA graph, which suits a GPU server")
     group.add_argument("--enforce-eager", action="store_true", default=None,
                        help="no CUDA graphs (less memory and a faster start, slower steps)")
     group.add_argument("--cuda-graph-max-tokens", type=int, metavar="N",

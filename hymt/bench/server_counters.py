@@ -13,9 +13,11 @@ has them all.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
+from prometheus_client.samples import Sample
 
 from hymt.engine.step_kinds import StepKinds
 
@@ -26,6 +28,7 @@ _STEPS = "hymt_engine_steps_total"
 _TOKENS = "hymt_engine_step_tokens_total"
 _PADDING = "hymt_engine_graph_padding_tokens_total"
 _PROMPT = "hymt_prompt_tokens_total"
+_Number = TypeVar("_Number", int, float)
 
 
 @dataclass(frozen=True)
@@ -48,19 +51,23 @@ class ServerCounters:
         steps = None
         if self.engine_steps is not None and before.engine_steps is not None:
             steps = self.engine_steps.since(before.engine_steps)
-        prompt = None
-        if self.prompt_tokens is not None and before.prompt_tokens is not None:
-            prompt = self.prompt_tokens - before.prompt_tokens
         return ServerCounters(_minus(self.server_s, before.server_s), _minus(self.engine_s, before.engine_s), steps,
-                              prompt)
+                              _minus(self.prompt_tokens, before.prompt_tokens))
+
+
+def scrape_metrics(url: str, headers: dict[str, str] | None = None, timeout_s: float = 10.0) -> list[Sample]:
+    """The samples of `url`/metrics, over a new connection (under --http-workers, any worker may
+    answer). Raises httpx.HTTPError (unreachable, or an error status) or ValueError (not the
+    Prometheus text format)."""
+    resp = httpx.get(url.rstrip("/") + "/metrics", headers=headers or {}, timeout=timeout_s)
+    resp.raise_for_status()
+    return [s for family in text_string_to_metric_families(resp.text) for s in family.samples]
 
 
 def read_server_counters(url: str, headers: dict[str, str] | None = None, timeout_s: float = 10.0) -> ServerCounters:
     """Scrape `url`/metrics; a server without a series (or without /metrics) gives None for it."""
     try:
-        resp = httpx.get(url.rstrip("/") + "/metrics", headers=headers or {}, timeout=timeout_s)
-        resp.raise_for_status()
-        samples = [s for family in text_string_to_metric_families(resp.text) for s in family.samples]
+        samples = scrape_metrics(url, headers, timeout_s)
     except (httpx.HTTPError, ValueError):
         return ServerCounters(None, None)
     values = {s.name: s.value for s in samples if not s.labels}
@@ -77,5 +84,5 @@ def read_server_counters(url: str, headers: dict[str, str] | None = None, timeou
                           int(prompt) if prompt is not None else None)
 
 
-def _minus(after: float | None, before: float | None) -> float | None:
+def _minus(after: _Number | None, before: _Number | None) -> _Number | None:
     return None if after is None or before is None else after - before

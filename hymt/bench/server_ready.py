@@ -10,8 +10,8 @@ from __future__ import annotations
 import time
 
 import httpx
-from prometheus_client.parser import text_string_to_metric_families
 
+from hymt.bench.server_counters import scrape_metrics
 from hymt.errors import HymtError
 
 _WORKER = "hymt_http_worker"
@@ -45,13 +45,13 @@ def wait_for_ready_workers(url: str, workers: int, *, headers: dict[str, str] | 
 def _ready_worker(url: str, headers: dict[str, str]) -> str | None:
     """The number of the worker one fresh connection reached, if its model is ready."""
     try:
-        resp = httpx.get(url.rstrip("/") + "/metrics", headers=headers, timeout=10)  # a new connection each
-        if resp.status_code in (401, 403):
-            raise ServerNotReadyError(f"{url}/metrics answered {resp.status_code}: pass the server's API key "
-                                      "(--api-key) to read which workers are ready")
-        resp.raise_for_status()
-        samples = [s for family in text_string_to_metric_families(resp.text) for s in family.samples]
-    except (httpx.HTTPError, ValueError):  # not up yet, or restarting
+        samples = scrape_metrics(url, headers)
+    except httpx.HTTPStatusError as exc:
+        if exc.response.status_code in (401, 403):
+            raise ServerNotReadyError(f"{url}/metrics answered {exc.response.status_code}: pass the server's API "
+                                      "key (--api-key) to read which workers are ready") from None
+        return None  # restarting
+    except (httpx.HTTPError, ValueError):  # not up yet
         return None
     if not any(s.name == _READY and s.value == 1 for s in samples):
         return None

@@ -160,7 +160,11 @@ class Checkpoint:
         return self.tokenizer.decode(list(ids), skip_special_tokens=skip_special_tokens)
 
 
-def load_checkpoint(model: str | os.PathLike | Checkpoint, *, revision: str | None = None) -> Checkpoint:
+#: What names a checkpoint: a loaded one, its directory, or a hub id.
+CheckpointSource = str | os.PathLike | Checkpoint
+
+
+def load_checkpoint(model: CheckpointSource, *, revision: str | None = None) -> Checkpoint:
     """Resolve `model` (hub id or directory) and read its config and tokenizer."""
     if isinstance(model, Checkpoint):
         return model

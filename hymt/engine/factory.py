@@ -6,7 +6,6 @@ Backends import lazily, so choosing "openai" never imports torch kernels and cho
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hymt.engine.backend_names import BACKENDS
@@ -15,6 +14,9 @@ from hymt.engine.interface import Engine
 from hymt.errors import InvalidInputError
 
 if TYPE_CHECKING:
+    import torch
+
+    from hymt.checkpoint import Checkpoint, CheckpointSource
     from hymt.engine.engine_process import EngineProcess
     from hymt.engine.process_messages import EngineAddress
 
@@ -23,10 +25,10 @@ __all__ = ["BACKENDS", "create_engine", "create_process_engine"]
 
 def create_engine(
     backend: str,
-    checkpoint: Any,
+    checkpoint: CheckpointSource | dict[str, Any] | None,
     *,
-    device: Any = None,
-    dtype: Any = None,
+    device: str | torch.device | None = None,
+    dtype: str | torch.dtype | None = None,
     config: EngineConfig | None = None,
     **options: Any,
 ) -> Engine:
@@ -35,8 +37,9 @@ def create_engine(
     Args:
         backend: one of `hymt.engine.backend_names.BACKENDS`: "native" (hymt's engine),
             "transformers" (HF generate) or "openai" (remote).
-        checkpoint: a hymt.checkpoint.Checkpoint, a local dir or a hub id. For "openai" it
-            serves as the tokenizer (and default stop ids) and may be None.
+        checkpoint: a hymt.checkpoint.Checkpoint, a local dir or a hub id; for "native" also a
+            config.json dict (with random_weights=True). For "openai" it serves as the
+            tokenizer (and default stop ids) and may be None.
         device / dtype: local backends only; default CUDA + bfloat16, else CPU + float32.
         config: EngineConfig for "native"; other backends refuse one that sets the native
             engine's fields (config.check_backend_config).
@@ -49,11 +52,12 @@ def create_engine(
     if backend == "native":
         from hymt.engine.native_engine import NativeEngine
 
-        return NativeEngine(_checkpoint(checkpoint), config or EngineConfig(), device=device, dtype=dtype, **options)
+        model = checkpoint if isinstance(checkpoint, dict) else _checkpoint(checkpoint)
+        return NativeEngine(model, config or EngineConfig(), device=device, dtype=dtype, **options)
     if backend == "transformers":
         from hymt.engine.backends.transformers_engine import TransformersEngine
 
-        return TransformersEngine(_checkpoint(checkpoint), device=device, dtype=dtype, **options)
+        return TransformersEngine(_checkpoint(_not_a_config(checkpoint)), device=device, dtype=dtype, **options)
     if backend == "openai":
         from hymt.engine.backends.openai_engine import OpenAIEngine
 
@@ -62,7 +66,7 @@ def create_engine(
             raise InvalidInputError(
                 "the openai backend needs base_url (the server root, e.g. http://127.0.0.1:8001)", field="base_url"
             )
-        tokenizer = _checkpoint(checkpoint) if checkpoint is not None else None
+        tokenizer = _checkpoint(_not_a_config(checkpoint)) if checkpoint is not None else None
         return OpenAIEngine(base_url, tokenizer=tokenizer, **options)
     raise InvalidInputError(f"unknown engine backend {backend!r}; valid: {', '.join(BACKENDS)}", field="backend")
 
@@ -81,9 +85,16 @@ def create_process_engine(backend: str, model: str, *, device: str | None = None
                                     log_setup=child_setup), listen=listen)
 
 
-def _checkpoint(checkpoint: Any) -> Any:
-    if isinstance(checkpoint, (str, Path)):
-        from hymt.checkpoint import load_checkpoint
-
-        return load_checkpoint(checkpoint)
+def _not_a_config(checkpoint: CheckpointSource | dict[str, Any] | None) -> CheckpointSource | None:
+    if isinstance(checkpoint, dict):
+        raise InvalidInputError("only the native backend builds a model from a config dict (random weights)",
+                                field="checkpoint")
     return checkpoint
+
+
+def _checkpoint(checkpoint: CheckpointSource | None) -> Checkpoint:
+    if checkpoint is None:
+        raise InvalidInputError("a local engine needs a checkpoint (a directory or a hub id)", field="checkpoint")
+    from hymt.checkpoint import load_checkpoint
+
+    return load_checkpoint(checkpoint)

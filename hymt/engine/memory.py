@@ -13,8 +13,6 @@ max_model_len capped at CPU_KV_CAP_BYTES.
 """
 from __future__ import annotations
 
-from typing import Any
-
 import torch
 
 from hymt.engine.config import EngineConfig
@@ -139,7 +137,7 @@ def default_cpu_blocks(config: EngineConfig, block_bytes: int, cap_bytes: int = 
     return min(wanted, capped) + 1  # + the null block
 
 
-def param_bytes(model: Any) -> int:
+def param_bytes(model: torch.nn.Module) -> int:
     """Bytes of a model's parameters, storage shared between parameters counted once (the
     tied LM head and embedding are views of one tensor)."""
     seen: set[int] = set()

@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Model = TypeVar("Model")
+Model = TypeVar("Model", bound=torch.nn.Module)
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,7 @@ import random
 import time
 from collections.abc import Sequence as Seq
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
@@ -43,6 +42,9 @@ from hymt.engine.step_timer import StepTimer
 from hymt.errors import EngineError, InvalidInputError
 from hymt.gc_tuning import tune_collector, untune_collector
 
+if TYPE_CHECKING:
+    from hymt.checkpoint import Checkpoint, CheckpointSource
+
 
 def _eos_ids(model_config: dict) -> tuple[int, ...]:
     eos = model_config.get("eos_token_id")
@@ -62,8 +64,8 @@ class StartedModel:
     plan: MemoryPlan
 
 
-def start_model_runner(source: Any, config: EngineConfig, *, device: torch.device, dtype: torch.dtype,
-                       random_weights: bool = False) -> StartedModel:
+def start_model_runner(source: Checkpoint | dict[str, Any], config: EngineConfig, *, device: torch.device,
+                       dtype: torch.dtype, random_weights: bool = False) -> StartedModel:
     """Load the model and lay out its device memory (memory_planner.py, in start-up order).
 
     source: a Checkpoint, or a config.json dict with random_weights=True.
@@ -109,7 +111,7 @@ class NativeEngine(Engine):
 
     def __init__(
         self,
-        model: Any,
+        model: CheckpointSource | dict[str, Any],
         config: EngineConfig | None = None,
         *,
         device: str | torch.device | None = None,
@@ -117,7 +119,7 @@ class NativeEngine(Engine):
         random_weights: bool = False,
         stop_token_ids: Seq[int] | None = None,
     ):
-        if isinstance(model, (str, Path)):
+        if not isinstance(model, dict):
             from hymt.checkpoint import load_checkpoint
 
             model = load_checkpoint(model)

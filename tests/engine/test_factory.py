@@ -59,3 +59,10 @@ def test_the_entry_points_import_no_torch():
     code = "import sys; " + "; ".join(f"import hymt.engine.{m}" for m in modules) + "; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("backend", ["transformers", "openai"])
+def test_only_the_native_backend_takes_a_config_dict(backend, tiny_config):
+    with pytest.raises(InvalidInputError, match="config dict") as e:
+        create_engine(backend, dict(tiny_config), base_url="http://127.0.0.1:9")
+    assert e.value.field == "checkpoint"

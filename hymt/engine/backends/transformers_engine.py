@@ -7,11 +7,12 @@ queued request and runs it to completion, so each call returns only finished out
 from __future__ import annotations
 
 import itertools
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import torch
 
@@ -21,6 +22,9 @@ from hymt.engine.interface import Engine, EngineStats
 from hymt.engine.outputs import RequestOutput
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import EngineError, InvalidInputError, ModelLoadError
+
+if TYPE_CHECKING:
+    from hymt.checkpoint import CheckpointSource
 
 Batching = Literal["none", "padded"]
 BATCHING_CHOICES = ("none", "padded")
@@ -71,7 +75,7 @@ class TransformersEngine(Engine):
 
     def __init__(
         self,
-        model: Any,
+        model: CheckpointSource | torch.nn.Module,
         *,
         device: str | torch.device | None = None,
         dtype: str | torch.dtype | None = None,
@@ -90,7 +94,12 @@ class TransformersEngine(Engine):
             ckpt_stops: tuple[int, ...] = ()
             ckpt_pad = None
         else:
-            checkpoint = _as_checkpoint(model)
+            from hymt.checkpoint import Checkpoint, load_checkpoint
+
+            if not isinstance(model, (str, os.PathLike, Checkpoint)):
+                raise InvalidInputError(f"model must be a Checkpoint, a path, a hub id or a torch model, "
+                                        f"got {type(model).__name__}", field="model")
+            checkpoint = load_checkpoint(model)
             self.model = load_hf_model(checkpoint.path, device=device, dtype=dtype)
             ckpt_stops = tuple(checkpoint.eos_token_ids)
             ckpt_pad = checkpoint.pad_token_id
@@ -251,18 +260,6 @@ class TransformersEngine(Engine):
             mask[i, width - len(p) :] = 1
         return ids.to(self.device), mask.to(self.device)
 
-
-def _as_checkpoint(model: Any):
-    """A Checkpoint from a Checkpoint, a path or a hub id."""
-    if hasattr(model, "path") and hasattr(model, "eos_token_ids"):
-        return model
-    if isinstance(model, (str, Path)):
-        from hymt.checkpoint import load_checkpoint
-
-        return load_checkpoint(model)
-    raise InvalidInputError(
-        f"model must be a Checkpoint, a path, a hub id or a torch model, got {type(model).__name__}", field="model"
-    )
 
 
 def load_hf_model(path: str | Path, *, device=None, dtype=None) -> torch.nn.Module:

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import pytest
 import torch
+from tokenizers import Tokenizer
+from tokenizers.models import WordLevel
 
+from hymt.checkpoint import Checkpoint
 from hymt.engine.backends.transformers_engine import TransformersEngine
 from hymt.engine.sampling import SamplingParams
 from hymt.errors import InvalidInputError
@@ -120,16 +123,16 @@ def test_bad_input_names_the_field(tiny_hf_model):
     assert err.value.field == "prompt_token_ids"
 
 
-class SavedCheckpoint:
-    """The Checkpoint attributes the engine reads, over a directory HF saved."""
-
-    def __init__(self, path, eos_token_ids, pad_token_id):
-        self.path, self.eos_token_ids, self.pad_token_id = path, eos_token_ids, pad_token_id
+def saved_checkpoint(path, eos_token_ids, pad_token_id) -> Checkpoint:
+    """A Checkpoint over a directory HF saved (the engine reads its path, stop and pad ids)."""
+    generation = {"eos_token_id": list(eos_token_ids), "pad_token_id": pad_token_id}
+    tokenizer = Tokenizer(WordLevel({"<unk>": 0}, unk_token="<unk>"))
+    return Checkpoint(path=path, config={}, generation_config=generation, tokenizer=tokenizer)
 
 
 def test_builds_the_model_from_a_checkpoint_directory(tiny_hf_model, tmp_path):
     tiny_hf_model.save_pretrained(tmp_path)
-    engine = TransformersEngine(SavedCheckpoint(tmp_path, (STOP, 299), 7), device="cpu", dtype="float32")
+    engine = TransformersEngine(saved_checkpoint(tmp_path, (STOP, 299), 7), device="cpu", dtype="float32")
     assert engine.stop_token_ids == (STOP, 299) and engine.pad_token_id == 7
     assert engine.model.dtype == torch.float32 and engine.device.type == "cpu"
     out = engine.generate([PROMPTS[3]], SamplingParams(max_tokens=6))[0]
@@ -141,5 +144,5 @@ def test_unusable_model_argument_and_dtype_are_clear_errors(tmp_path):
         TransformersEngine(42)
     assert err.value.field == "model"
     with pytest.raises(InvalidInputError) as err:
-        TransformersEngine(SavedCheckpoint(tmp_path, (), None), dtype="int3")
+        TransformersEngine(saved_checkpoint(tmp_path, (), None), dtype="int3")
     assert err.value.field == "dtype"

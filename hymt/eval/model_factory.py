@@ -17,7 +17,7 @@ import torch
 from hymt.bench.quant_compare import UNQUANTIZED
 from hymt.engine.backend_names import BACKENDS
 from hymt.engine.config import EngineConfig
-from hymt.errors import InvalidInputError, UnsupportedTemplateError
+from hymt.errors import InvalidInputError
 from hymt.families import ModelFamily
 
 if TYPE_CHECKING:
@@ -128,15 +128,6 @@ def check_schemes(settings: ModelSettings, schemes: tuple[str, ...], option: str
             resolve_scheme(scheme, device)
         except InvalidInputError as exc:
             raise InvalidInputError(f"{option}: {exc}", field=option.lstrip("-").replace("-", "_")) from None
-
-
-def check_fusion(family: ModelFamily) -> None:
-    """--fusion needs a family with the Chimera fusion template."""
-    if "fusion" not in family.templates:
-        raise UnsupportedTemplateError(
-            f"--fusion needs a model with the 'fusion' template (Hunyuan-MT-Chimera-7B); {family.name} has "
-            f"only {', '.join(sorted(family.templates))}", field="fusion",
-        )
 
 
 def default_factory(settings: ModelSettings) -> TranslatorFactory:

@@ -22,7 +22,6 @@ from hymt.eval.model_factory import (
     REFERENCE_SCHEME,
     ModelSettings,
     TranslatorFactory,
-    check_fusion,
     check_schemes,
     default_factory,
 )
@@ -32,6 +31,7 @@ from hymt.eval.scheme_session import SchemeSession
 from hymt.eval.scoring import MetricScore, Scorer, bleu_tokenizer
 from hymt.families import ModelFamily
 from hymt.translate.options import TranslateOptions
+from hymt.translate.request import require_template
 from hymt.translate.sampling_policy import Sampling
 
 if TYPE_CHECKING:
@@ -131,7 +131,7 @@ def _check(plan: EvalPlan, corpus: Corpus, family: ModelFamily) -> None:
     check_schemes(plan.settings, plan.schemes,
                   "--compare-quantization" if plan.mode == "compare-quantization" else "--quantization")
     if plan.fusion is not None:
-        check_fusion(family)
+        require_template(family, "fusion", "fusion")
         if corpus.source is None:
             raise InvalidInputError("--fusion needs --from (the fusion prompt names the source language)",
                                     field="source")

@@ -11,20 +11,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from hymt.errors import InvalidInputError
-from hymt.families import ModelFamily
-from hymt.translate.options import TranslateOptions
 from hymt.translate.request import TranslationRequest
 from hymt.translate.result import TranslationResult
 from hymt.translate.sampling_policy import Sampling
-
-
-def check_fusion(family: ModelFamily, options: TranslateOptions) -> None:
-    if options.fusion and "fusion" not in family.templates:
-        raise InvalidInputError(
-            f"fusion needs a model with the 'fusion' template (Hunyuan-MT-Chimera-7B); {family.name} has "
-            f"{', '.join(sorted(family.templates))}", field="fusion")
-    if options.fusion and options.candidates:
-        raise InvalidInputError("give candidates or fusion=N, not both", field="fusion")
 
 
 def candidate_requests(request: TranslationRequest) -> list[TranslationRequest]:

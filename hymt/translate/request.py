@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hymt.errors import InvalidInputError, UnsupportedTemplateError
-from hymt.families import ModelFamily
+from hymt.families import FAMILIES, ModelFamily
 from hymt.languages import Language, get_language
 from hymt.translate.glossary import Glossary, GlossaryIndex
 from hymt.translate.options import TranslateOptions
@@ -55,16 +55,16 @@ def resolve_request(family: ModelFamily, to: object, source: object, options: Tr
         get_language(source, field="source"))  # type: ignore[arg-type]
     _check_templates(family, options, src)
     if options.fusion:
-        from hymt.translate.fusion import check_fusion
-
-        check_fusion(family, options)
+        require_template(family, "fusion", "fusion")
+        if options.candidates:
+            raise InvalidInputError("give candidates or fusion=N, not both", field="fusion")
     return TranslationRequest(target, src, options, GlossaryIndex(options.glossary))
 
 
 def _check_templates(family: ModelFamily, options: TranslateOptions, source: Language | None) -> None:
     chosen = options.template
     if chosen is not None:
-        _require(family, chosen, "template")
+        require_template(family, chosen, "template")
         needed = _TEMPLATE_INPUTS.get(chosen)
         if needed and needed != "glossary" and not getattr(options, needed):
             raise InvalidInputError(f"the {chosen!r} template needs {needed}", field=needed)
@@ -73,7 +73,7 @@ def _check_templates(family: ModelFamily, options: TranslateOptions, source: Lan
         return
     for template, name in (("terminology", "glossary"), ("context", "context"), ("style", "style")):
         if getattr(options, name):
-            _require(family, template, name)
+            require_template(family, template, name)
     for name in ("format_type", "preferences", "candidates"):
         if getattr(options, name):
             raise InvalidInputError(
@@ -85,11 +85,15 @@ def _template_of(field: str) -> str:
     return next(t for t, f in _TEMPLATE_INPUTS.items() if f == field)
 
 
-def _require(family: ModelFamily, template: str, field: str) -> None:
+def require_template(family: ModelFamily, template: str, field: str) -> None:
+    """UnsupportedTemplateError naming `field` unless `family` has `template`; the message
+    lists the family's templates and the families that have this one."""
     if template not in family.templates:
+        having = [f.name for f in FAMILIES if template in f.templates]
         raise UnsupportedTemplateError(
             f"{family.name} has no {template!r} template (needed for {field}); "
-            f"supported templates: {', '.join(sorted(family.templates))}",
+            f"supported templates: {', '.join(sorted(family.templates))}; "
+            f"models with it: {', '.join(having)}",
             field=field,
         )
 

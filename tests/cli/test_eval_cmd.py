@@ -83,7 +83,7 @@ def test_bad_inputs_exit_2_naming_the_option(tiny_model, files, tmp_path, capsys
          "--to: unknown language 'xx'; valid: a hymt code (zh, en"),
         (["--src", str(empty), "--to", "zh", "--compare-quantization", "bf16,int8"], "--src"),
         (["--src", str(src), "--to", "zh", "--compare-quantization", "bf16,int3"], "--compare-quantization got"),
-        (["--src", str(src), "--ref", str(ref), "--fusion", "2"], "--fusion needs a model with the 'fusion'"),
+        (["--src", str(src), "--ref", str(ref), "--fusion", "2"], "no 'fusion' template (needed for fusion)"),
         (["--to", "zh"], "give exactly one of --src, --tsv or --flores"),
         (["--src", str(src), "--to", "zh"], "--ref is required"),
         (["--src", str(src), "--ref", str(ref), "--answer-tokens", "0"], "--answer-tokens must be at least 1"),

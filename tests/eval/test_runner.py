@@ -138,7 +138,8 @@ def test_fusion_keeps_a_multi_sentence_line_whole(chimera_dir, tmp_path, scripte
 
 def test_fusion_refusals(tiny_dir, chimera_dir, tmp_path, corpus_files, scripted_factory):
     factory = scripted_factory(tiny_dir)
-    with pytest.raises(UnsupportedTemplateError, match="HY-MT1.5-1.8B has no 'fusion' template .* models with it: Hunyuan-MT-Chimera-7B") as err:
+    refusal = "HY-MT1.5-1.8B has no 'fusion' template .* models with it: Hunyuan-MT-Chimera-7B"
+    with pytest.raises(UnsupportedTemplateError, match=refusal) as err:
         run_eval(plan_for(tiny_dir, tmp_path, fusion=2), corpus_of(corpus_files), factory=factory)
     assert err.value.field == "fusion" and factory.engines == {}
     auto = Corpus.from_files(*corpus_files, source=None, target=ZH)

@@ -1,6 +1,6 @@
 """Where a batch-1 decode step's time goes, found by taking work out of it (GPU only).
 
-    python tools/decode_step_probe.py [--family HY-MT1.5-1.8B] [--variants base,splits1,...]
+    PYTHONPATH=. python tools/decode_step_probe.py [--family HY-MT1.5-1.8B] [--variants base,splits1,...]
 
 Each variant runs in a fresh process: it patches the model's layers, builds the native engine
 on random real-shape weights (which captures the CUDA graphs with the patch in place), runs

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU measurements behind docs/BENCHMARKS.md, one stage per call of the device tool:
-#   bash tools/gpu_session.sh quant18|quant7|budgets|closedloop|server|peer
+#   bash tools/gpu_session.sh quant18|quant7|budgets|closedloop|server|peer|fusion
 # Outputs (text + JSON) go to $OUT (default ./gpu-out; the device tool returns at most 8 files, so
 # a stage writing more is run with OUT=/tmp/x and tarred into the tool's $OUT). Wheels carried in .whl/ are installed
 # first when present (the GPU machine has no fastapi/uvicorn/pydantic).
@@ -91,5 +91,13 @@ for _ in range(60):
       TAIL=30 bench "peer_hymt_$q" --model "$DIR" --num-requests 1000 --closed-loop 32,256 "${quant[@]}" \
         --peer-results "$P/peer.json"
     done ;;
-  *) echo "usage: $0 quant18|quant7|budgets|closedloop|server|peer" >&2; exit 2 ;;
+  fusion)  # EngineConfig.small_batch_fusion (HYMT_SMALL_BATCH_FUSION=1) beside the engine as it is
+    timeout 240 python3 tools/gpu_check_model.py --small-batch-fusion --skip-timing >"$OUT/gpu_check_fusion.txt" 2>&1
+    echo "== gpu_check_model --small-batch-fusion rc=$?"; grep -E "^\(a\)|^\(b\)|fused|rmsnorm \+" "$OUT/gpu_check_fusion.txt"
+    for fam in HY-MT1.5-1.8B HY-MT1.5-7B; do
+      TAIL=12 bench "base_$fam" --random-weights --family "$fam" --num-requests 1000 --closed-loop 4
+      HYMT_SMALL_BATCH_FUSION=1 TAIL=12 bench "fused_$fam" --random-weights --family "$fam" --num-requests 1000 \
+        --closed-loop 4
+    done ;;
+  *) echo "usage: $0 quant18|quant7|budgets|closedloop|server|peer|fusion" >&2; exit 2 ;;
 esac

@@ -77,17 +77,21 @@ def register(subparsers) -> None:
 
 def command_line(args: argparse.Namespace) -> str:
     """The command as typed when run from the shell; else (called in-process, e.g. tests) the
-    equivalent command rebuilt from the parsed options."""
+    equivalent command rebuilt from the parsed options. Engine settings taken from the
+    environment (HYMT_OVERLAP=0, ...) come first, as they would be typed."""
+    from hymt.engine.config import env_overrides_set
+
+    env = [f"{name}={shlex.quote(value)}" for name, value in env_overrides_set().items()]
     argv = sys.argv
     if argv and Path(argv[0]).name in ("hymt", "__main__.py") and "bench" in argv[1:]:
-        return "hymt " + shlex.join(argv[1:])
+        return " ".join([*env, "hymt " + shlex.join(argv[1:])])
     parts = ["hymt", "bench"]
     for name, value in sorted(vars(args).items()):
         if name in ("func", "command", "verbose") or value in (None, False) or _DEFAULTS.get(name) == value:
             continue
         flag = "--" + name.replace("_", "-")
         parts += [flag] if value is True else [flag, str(value)]
-    return shlex.join(parts)
+    return " ".join([*env, shlex.join(parts)])
 
 
 def run(args: argparse.Namespace) -> int:

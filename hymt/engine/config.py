@@ -1,17 +1,20 @@
 """EngineConfig: every knob of the native engine, validated once at construction.
 
-Three fields can also be set from the environment, for debugging a deployed server without
-changing its command line; `with_env_overrides` is the one place that reads them:
+Four fields can also be set from the environment, for debugging a deployed server without
+changing its command line, and for A/B runs of `hymt bench`; `with_env_overrides` is the one
+place that reads them:
 
     HYMT_OVERLAP=0 | 1          overlap = False | True
     HYMT_PROFILE=1 | cpu | 0    step_profile = "sync" | "cpu" | "off" (also "off", "false", "")
     HYMT_DISABLE_TRITON=1 | 0   disable_triton = True | False
+    HYMT_SMALL_BATCH_FUSION=1 | 0   small_batch_fusion = True | False
 """
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 from hymt.engine.dtypes import KV_CACHE_DTYPE_CHOICES
 from hymt.errors import InvalidInputError
@@ -21,7 +24,7 @@ QUANTIZATION_CHOICES = (None, "int8", "int4", "fp8")
 STEP_PROFILE_CHOICES = ("off", "sync", "cpu")
 
 __all__ = ["KV_CACHE_DTYPE_CHOICES", "QUANTIZATION_CHOICES", "STEP_PROFILE_CHOICES", "EngineConfig",
-           "check_backend_config", "with_env_overrides"]
+           "check_backend_config", "env_overrides_set", "with_env_overrides"]
 
 #: Fields every backend's translator reads (the prompt budget); the others are the native engine's.
 _SHARED_FIELDS = frozenset({"max_model_len"})
@@ -61,6 +64,10 @@ class EngineConfig:
             phase that launched it; serialises host and device); "cpu" (host time only).
         disable_triton: run the torch kernels on CUDA instead of Triton's (debugging,
             comparisons). Process-wide while the engine is open: layers choose per tensor.
+        small_batch_fusion: steps of at most 4 tokens (batch-1 to batch-4 decode) run each
+            RMSNorm inside the QKV or gate/up projection after it, and SwiGLU inside gate/up, as
+            Triton kernels (layers/triton_norm_gemv.py); CUDA with Triton, unquantized layers.
+            Off until it is measured faster than the cuBLAS path on a GPU.
     """
 
     max_num_seqs: int = 512
@@ -80,6 +87,7 @@ class EngineConfig:
     overlap: bool | None = None
     step_profile: str = "off"
     disable_triton: bool = False
+    small_batch_fusion: bool = False
 
     def __post_init__(self) -> None:
         _positive("max_num_seqs", self.max_num_seqs)
@@ -118,9 +126,9 @@ class EngineConfig:
             raise InvalidInputError(
                 f"step_profile must be one of {STEP_PROFILE_CHOICES}, got {self.step_profile!r}", field="step_profile"
             )
-        if not isinstance(self.disable_triton, bool):
-            raise InvalidInputError(f"disable_triton must be True or False, got {self.disable_triton!r}",
-                                    field="disable_triton")
+        for name in ("disable_triton", "small_batch_fusion"):
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidInputError(f"{name} must be True or False, got {getattr(self, name)!r}", field=name)
         if self.max_num_batched_tokens < self.max_num_seqs:
             raise InvalidInputError(
                 "max_num_batched_tokens must be >= max_num_seqs so every running sequence can "
@@ -129,20 +137,36 @@ class EngineConfig:
             )
 
 
+def _profile_mode(value: str) -> str:
+    value = value.strip().lower()
+    return "off" if value in ("", "0", "false", "off") else "cpu" if value == "cpu" else "sync"
+
+
+#: variable -> (EngineConfig field, its value from the variable's text); module docstring.
+#: The values are of each field's own type, hence Any.
+_ENV_FIELDS: dict[str, tuple[str, Callable[[str], Any]]] = {
+    "HYMT_OVERLAP": ("overlap", lambda value: value.strip() != "0"),
+    "HYMT_PROFILE": ("step_profile", _profile_mode),
+    "HYMT_DISABLE_TRITON": ("disable_triton", lambda value: value.strip() == "1"),
+    "HYMT_SMALL_BATCH_FUSION": ("small_batch_fusion", lambda value: value.strip() == "1"),
+}
+
+
+def env_overrides_set(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The variables with_env_overrides reads that are set, with their text (for a benchmark's
+    record of its command)."""
+    env = os.environ if environ is None else environ
+    return {name: env[name] for name in _ENV_FIELDS if name in env}
+
+
 def with_env_overrides(config: EngineConfig, environ: Mapping[str, str] | None = None) -> EngineConfig:
     """`config` with the fields the environment sets (module docstring); unset variables change nothing."""
-    env = os.environ if environ is None else environ
-    overlap, step_profile, disable_triton = config.overlap, config.step_profile, config.disable_triton
-    if "HYMT_OVERLAP" in env:
-        overlap = env["HYMT_OVERLAP"].strip() != "0"
-    if "HYMT_PROFILE" in env:
-        value = env["HYMT_PROFILE"].strip().lower()
-        step_profile = "off" if value in ("", "0", "false", "off") else "cpu" if value == "cpu" else "sync"
-    if "HYMT_DISABLE_TRITON" in env:
-        disable_triton = env["HYMT_DISABLE_TRITON"].strip() == "1"
-    if (overlap, step_profile, disable_triton) == (config.overlap, config.step_profile, config.disable_triton):
-        return config
-    return replace(config, overlap=overlap, step_profile=step_profile, disable_triton=disable_triton)
+    changes: dict[str, Any] = {}
+    for name, text in env_overrides_set(environ).items():
+        field_name, parse = _ENV_FIELDS[name]
+        if getattr(config, field_name) != (value := parse(text)):
+            changes[field_name] = value
+    return replace(config, **changes) if changes else config
 
 
 def _positive(name: str, value: int) -> None:

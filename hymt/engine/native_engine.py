@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import logging
 import random
 import time
 from collections.abc import Sequence as Seq
@@ -44,6 +45,8 @@ from hymt.gc_tuning import tune_collector, untune_collector
 
 if TYPE_CHECKING:
     from hymt.checkpoint import Checkpoint, CheckpointSource
+
+logger = logging.getLogger(__name__)
 
 
 def _eos_ids(model_config: dict) -> tuple[int, ...]:
@@ -75,6 +78,10 @@ def start_model_runner(source: Checkpoint | dict[str, Any], config: EngineConfig
     config = planner.config
     model = planner.load_weights(functools.partial(load_model, source, device, dtype,
                                                    quantization=config.quantization, random_weights=random_weights))
+    if config.small_batch_fusion:  # before ModelRunner captures the CUDA graphs
+        fused = model.enable_small_batch_fusion()
+        logger.info("small-batch fusion: %d of %d layers (steps of a few tokens on CUDA with Triton)",
+                    fused, model.num_layers)
     runner = ModelRunner(model, config)
     sampler = Sampler(runner.vocab_size, config.max_num_seqs, device)
     plan = planner.plan(runner, sampler)

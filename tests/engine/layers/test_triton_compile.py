@@ -26,6 +26,7 @@ def variants():
     from hymt.engine.layers import triton_activation as act
     from hymt.engine.layers import triton_attention as att
     from hymt.engine.layers import triton_norm as norm
+    from hymt.engine.layers import triton_norm_gemv as norm_gemv
     from hymt.engine.layers import triton_rotary as rot
 
     attn_ptrs = dict(q_ptr=BF16, k_cache_ptr=BF16, v_cache_ptr=BF16, out_ptr=BF16, qsl_ptr="*i32",
@@ -54,6 +55,12 @@ def variants():
             yield f"rmsnorm {name} residual {residual}", norm._rmsnorm_kernel, dict(
                 x_ptr=BF16, res_ptr=BF16, w_ptr=BF16, out_ptr=BF16, res_out_ptr=BF16), ("eps",), dict(
                 N=s["hidden"], BLOCK=s["hidden"], HAS_RESIDUAL=residual)
+        for residual in (False, True):
+            for swiglu in (False, True):
+                yield f"norm+gemv {name} residual {residual} swiglu {swiglu}", norm_gemv._norm_gemv_kernel, dict(
+                    x_ptr=BF16, res_ptr=BF16, norm_w_ptr=BF16, w_ptr=BF16, out_ptr=BF16, res_out_ptr=BF16), (
+                    "eps",), dict(K=s["hidden"], HAS_RESIDUAL=residual, SWIGLU=swiglu, M_PAD=norm_gemv.MAX_ROWS,
+                                  BLOCK_N=norm_gemv._BLOCK_N, BLOCK_K=norm_gemv._BLOCK_K)
     yield "silu_and_mul", act._silu_mul_kernel, dict(x_ptr=BF16, out_ptr=BF16), (), dict(BLOCK=1024)
 
 

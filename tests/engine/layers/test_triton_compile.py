@@ -55,12 +55,11 @@ def variants():
             yield f"rmsnorm {name} residual {residual}", norm._rmsnorm_kernel, dict(
                 x_ptr=BF16, res_ptr=BF16, w_ptr=BF16, out_ptr=BF16, res_out_ptr=BF16), ("eps",), dict(
                 N=s["hidden"], BLOCK=s["hidden"], HAS_RESIDUAL=residual)
-        for residual in (False, True):
-            for swiglu in (False, True):
-                yield f"norm+gemv {name} residual {residual} swiglu {swiglu}", norm_gemv._norm_gemv_kernel, dict(
-                    x_ptr=BF16, res_ptr=BF16, norm_w_ptr=BF16, w_ptr=BF16, out_ptr=BF16, res_out_ptr=BF16), (
-                    "eps",), dict(K=s["hidden"], HAS_RESIDUAL=residual, SWIGLU=swiglu, M_PAD=norm_gemv.MAX_ROWS,
-                                  BLOCK_N=norm_gemv._BLOCK_N, BLOCK_K=norm_gemv._BLOCK_K)
+        for rows, residual, swiglu in ((1, False, False), (1, True, True), (4, True, False), (4, True, True)):
+            yield f"norm+gemv {name} rows {rows} residual {residual} swiglu {swiglu}", norm_gemv._norm_gemv_kernel, (
+                dict(x_ptr=BF16, res_ptr=BF16, norm_w_ptr=BF16, w_ptr=BF16, out_ptr=BF16, res_out_ptr=BF16)), (
+                "eps",), dict(K=s["hidden"], HAS_RESIDUAL=residual, SWIGLU=swiglu, M_PAD=rows,
+                              BLOCK_N=norm_gemv._BLOCK_N, BLOCK_K=norm_gemv.block_k(rows))
     yield "silu_and_mul", act._silu_mul_kernel, dict(x_ptr=BF16, out_ptr=BF16), (), dict(BLOCK=1024)
 
 

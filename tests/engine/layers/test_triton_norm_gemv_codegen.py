@@ -26,8 +26,8 @@ POINTERS = ("x_ptr", "res_ptr", "norm_w_ptr", "w_ptr", "out_ptr", "res_out_ptr")
 
 def report() -> None:
     import triton
-    from triton.backends.compiler import GPUTarget
     from triton import knobs
+    from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
     from hymt.engine.layers import triton_norm_gemv as ng

@@ -52,7 +52,7 @@ def _norm_gemv_kernel(
     m = tl.arange(0, M_PAD)[:, None, None]
     j = tl.arange(0, BLOCK_N)[None, :, None]
     n = pid * BLOCK_N + j
-    spread = 0 * j  # [1, BLOCK_N, 1] zeros: broadcasts an input row over the weight rows
+    spread = 0 * j  # [1, BLOCK_N, 1] zeros: spreads an input row (and its mask) over the weight rows
     w_rows = n.to(tl.int64) * stride_w
     up_rows = (n + N).to(tl.int64) * stride_w  # with SWIGLU: the up rows, N rows below the gate rows
     sq = tl.zeros([M_PAD, BLOCK_N, BLOCK_K], tl.float32)

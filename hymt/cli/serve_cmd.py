@@ -41,6 +41,19 @@ _SPARE_FDS = 256
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("serve", help="serve the web UI and the translation APIs",
                               description=__doc__, formatter_class=DefaultsHelpFormatter)
+    _add_model_arguments(p)
+    _add_listener_arguments(p.add_argument_group("listening and access"))
+    _add_limit_arguments(p.add_argument_group("request limits"))
+    _add_timeout_arguments(p.add_argument_group("timeouts"))
+    _add_log_arguments(p.add_argument_group("logging"))
+    _add_document_arguments(p.add_argument_group("document jobs (/api/documents, /v2/document, /translate_file)"))
+    add_engine_arguments(p.add_argument_group("native engine (--engine native)"))
+    add_replica_arguments(p)
+    p.set_defaults(func=run)
+
+
+def _add_model_arguments(p: argparse.ArgumentParser) -> None:
+    """The model, its engine and what the server does with translations."""
     p.add_argument("--model", default=DEFAULT_MODEL, help="hub id or local checkpoint directory")
     p.add_argument("--family", default=None, help="official family name, when not detected from the checkpoint")
     p.add_argument("--engine", default="native", choices=BACKENDS,
@@ -48,17 +61,42 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "(Hugging Face generate) or openai (a remote OpenAI-compatible server, --openai-base-url)")
     p.add_argument("--openai-base-url", default=None, metavar="URL",
                    help="remote OpenAI-compatible server (--engine openai)")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on; 0.0.0.0 for every interface")
-    p.add_argument("--port", type=int, default=8000, metavar="N", help="port to listen on")
-    p.add_argument("--api-key", action="append", default=[], metavar="KEY",
-                   help="accepted API key (repeatable; also env HYMT_API_KEYS, comma-separated); none: open")
     p.add_argument("--device", default=None, help="torch device (default: cuda when available, else cpu)")
     p.add_argument("--engine-in-process", action="store_true",
                    help="run the native/transformers engine in the server process (default: a child "
                         "process of its own, so the HTTP layer never competes with it for the GIL)")
+    p.add_argument("--engine-restarts", type=int, default=default_of("engine_restarts"), metavar="N",
+                   help="failed engine restarts in a row (rebuild fails, or the engine dies again within a "
+                        "minute) before the server exits with status 3; 0: exit when the engine dies")
+    p.add_argument("--max-tokens", type=int, default=None, metavar="N",
+                   help="most tokens per segment's answer when a request sets no sampling "
+                        "(default: the translator's, 3 x source tokens + 64)")
+    p.add_argument("--no-cache", action="store_true", help="do not use the translation cache")
+    p.add_argument("--no-prompt-guard", action="store_true",
+                   help="send OpenAI chats as given, never rewrite generic translation prompts")
+    p.add_argument("--served-model-name", default=None, metavar="NAME", help="model id shown to clients")
+    p.add_argument("--keep-serving-on-load-error", action="store_true",
+                   help="when the model cannot be loaded, keep serving (the web UI and /ready report the "
+                        "error) instead of exiting with status 1")
+
+
+def _add_listener_arguments(p: argparse._ArgumentGroup) -> None:
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on; 0.0.0.0 for every interface")
+    p.add_argument("--port", type=int, default=8000, metavar="N", help="port to listen on")
+    p.add_argument("--api-key", action="append", default=[], metavar="KEY",
+                   help="accepted API key (repeatable; also env HYMT_API_KEYS, comma-separated); none: open")
+    p.add_argument("--cors-origins", nargs="*", default=None, metavar="ORIGIN",
+                   help="browser origins allowed to call the server, replacing the default of loopback pages and "
+                        "browser extensions: exact (https://app.example), any port (http://host:*), any host "
+                        "(chrome-extension://*) or * (any website: see the README first)")
     p.add_argument("--http-workers", type=_positive_int, default=1, metavar="N",
                    help="HTTP processes on the port, in front of the one engine process (Linux); --max-queue, "
                         "--max-connections and --max-jobs apply to each")
+    p.add_argument("--max-connections", type=int, default=default_of("max_connections"), metavar="N",
+                   help="open connections at once; requests past it get 503")
+
+
+def _add_limit_arguments(p: argparse._ArgumentGroup) -> None:
     p.add_argument("--max-queue", type=int, default=default_of("max_queue"), metavar="N",
                    help="texts admitted at once over all requests (a request of k texts takes k); more get 429")
     p.add_argument("--max-chars", type=int, default=default_of("max_chars"), metavar="N",
@@ -67,10 +105,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="items per request; more get 413")
     p.add_argument("--max-body-bytes", type=int, default=default_of("max_body_bytes"), metavar="N",
                    help="bytes per request body, refused (413) before it is read")
+    p.add_argument("--max-header-bytes", type=int, default=default_of("max_header_bytes"), metavar="N",
+                   help="bytes of one request's headers; more get 431")
     p.add_argument("--max-glossary-terms", type=int, default=default_of("max_glossary_terms"), metavar="N",
                    help="glossary entries per request, inline or stored; more get 413")
     p.add_argument("--max-glossary-bytes", type=int, default=default_of("max_glossary_bytes"), metavar="N",
                    help="UTF-8 bytes of a request's glossary terms; more get 413")
+
+
+def _add_timeout_arguments(p: argparse._ArgumentGroup) -> None:
     p.add_argument("--request-timeout", type=float, default=default_of("request_timeout"), metavar="S",
                    help="seconds before a request gets 504")
     p.add_argument("--shutdown-timeout", type=float, default=None, metavar="S",
@@ -82,47 +125,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="seconds a request may take to send its body; slower ones get 408")
     p.add_argument("--keep-alive-timeout", type=float, default=default_of("keep_alive_timeout"), metavar="S",
                    help="seconds an idle keep-alive connection stays open")
-    p.add_argument("--max-header-bytes", type=int, default=default_of("max_header_bytes"), metavar="N",
-                   help="bytes of one request's headers; more get 431")
-    p.add_argument("--max-connections", type=int, default=default_of("max_connections"), metavar="N",
-                   help="open connections at once; requests past it get 503")
-    p.add_argument("--engine-restarts", type=int, default=default_of("engine_restarts"), metavar="N",
-                   help="failed engine restarts in a row (rebuild fails, or the engine dies again within a "
-                        "minute) before the server exits with status 3; 0: exit when the engine dies")
-    p.add_argument("--max-tokens", type=int, default=None, metavar="N",
-                   help="most tokens per segment's answer when a request sets no sampling "
-                        "(default: the translator's, 3 x source tokens + 64)")
-    p.add_argument("--cors-origins", nargs="*", default=None, metavar="ORIGIN",
-                   help="browser origins allowed to call the server, replacing the default of loopback pages and "
-                        "browser extensions: exact (https://app.example), any port (http://host:*), any host "
-                        "(chrome-extension://*) or * (any website: see the README first)")
-    p.add_argument("--no-cache", action="store_true", help="do not use the translation cache")
-    p.add_argument("--no-prompt-guard", action="store_true",
-                   help="send OpenAI chats as given, never rewrite generic translation prompts")
-    p.add_argument("--served-model-name", default=None, metavar="NAME", help="model id shown to clients")
-    p.add_argument("--keep-serving-on-load-error", action="store_true",
-                   help="when the model cannot be loaded, keep serving (the web UI and /ready report the "
-                        "error) instead of exiting with status 1")
+
+
+def _add_log_arguments(p: argparse._ArgumentGroup) -> None:
     p.add_argument("--log-level", default=None, choices=LOG_LEVEL_CHOICES,
                    help="log level of the server and the engine (default: info; -v debug, -q error)")
-    documents = p.add_argument_group("document jobs (/api/documents, /v2/document, /translate_file)")
-    documents.add_argument("--jobs-dir", default=None, metavar="DIR",
-                           help="where jobs and their files are kept (default: jobs/ beside the translation cache); "
-                                "servers sharing it share the jobs")
-    documents.add_argument("--job-ttl", type=float, default=86400.0, metavar="S",
-                           help="seconds a finished job and its files are kept")
-    documents.add_argument("--max-jobs", type=int, default=2, metavar="N",
-                           help="documents translated at once (each holds one --max-queue slot)")
-    documents.add_argument("--max-file-mb", type=float, default=50.0, metavar="MB",
-                           help="largest document accepted; larger ones get 413")
-    documents.add_argument("--max-segments", type=int, default=100_000, metavar="N",
-                           help="most segments (sentences) in one document; more get 413")
     p.add_argument("--log-format", default=None, choices=("text", "json"),
                    help="log lines on stderr, uvicorn's included (default: $HYMT_LOG_FORMAT, else text "
                         "when stderr is a terminal, JSON lines otherwise)")
-    add_engine_arguments(p.add_argument_group("native engine (--engine native)"))
-    add_replica_arguments(p)
-    p.set_defaults(func=run)
+
+
+def _add_document_arguments(p: argparse._ArgumentGroup) -> None:
+    p.add_argument("--jobs-dir", default=None, metavar="DIR",
+                   help="where jobs and their files are kept (default: jobs/ beside the translation cache); "
+                        "servers sharing it share the jobs")
+    p.add_argument("--job-ttl", type=float, default=86400.0, metavar="S",
+                   help="seconds a finished job and its files are kept")
+    p.add_argument("--max-jobs", type=int, default=2, metavar="N",
+                   help="documents translated at once (each holds one --max-queue slot)")
+    p.add_argument("--max-file-mb", type=float, default=50.0, metavar="MB",
+                   help="largest document accepted; larger ones get 413")
+    p.add_argument("--max-segments", type=int, default=100_000, metavar="N",
+                   help="most segments (sentences) in one document; more get 413")
 
 
 def _positive_int(text: str) -> int:

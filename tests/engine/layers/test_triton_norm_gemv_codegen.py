@@ -25,27 +25,21 @@ POINTERS = ("x_ptr", "res_ptr", "norm_w_ptr", "w_ptr", "out_ptr", "res_out_ptr")
 
 
 def report() -> None:
-    import triton
+    from test_triton_compile import compile_sm90
     from triton import knobs
-    from triton.backends.compiler import GPUTarget
-    from triton.compiler import ASTSource
 
     from hymt.engine.layers import triton_norm_gemv as ng
 
-    kernel, names = ng._norm_gemv_kernel, list(ng._norm_gemv_kernel.arg_names)
+    ptrs = dict.fromkeys(POINTERS, BF16)
+    aligned = (*POINTERS, "N", *(n for n in ng._norm_gemv_kernel.arg_names if n.startswith("stride")))
     ptxas = knobs.nvidia.ptxas.path  # the ptxas Triton ships, for sm_90
     for hidden in (2048, 4096):
         for rows in (1, 2, 4):
             for swiglu in (False, True):
                 consts = dict(K=hidden, HAS_RESIDUAL=True, SWIGLU=swiglu, M_PAD=rows, BLOCK_N=ng._BLOCK_N,
                               BLOCK_K=ng.block_k(rows))
-                sig = {n: "constexpr" if n in consts else BF16 if n in POINTERS else "fp32" if n == "eps" else "i32"
-                       for n in names}
-                aligned = [n for n in names if n in POINTERS or n.startswith("stride") or n == "N"]
-                src = ASTSource(fn=kernel, signature=sig,
-                                constexprs={(names.index(k),): v for k, v in consts.items()},
-                                attrs={(names.index(n),): [["tt.divisibility", 16]] for n in aligned})
-                ptx = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": 4}).asm["ptx"]
+                # num_stages 3: Triton's default, which norm_linear_triton's launch keeps
+                ptx = compile_sm90(ng._norm_gemv_kernel, ptrs, ("eps",), consts, aligned, num_stages=3).asm["ptx"]
                 with tempfile.TemporaryDirectory() as tmp:
                     path = os.path.join(tmp, "k.ptx")
                     with open(path, "w") as f:

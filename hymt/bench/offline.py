@@ -12,6 +12,7 @@ from hymt.engine.outputs import RequestOutput
 from hymt.engine.run_to_completion import run_to_completion
 from hymt.engine.sampling import SamplingParams
 from hymt.engine.step_kinds import StepKinds
+from hymt.engine.step_profile import StepProfile
 
 
 def sync() -> None:
@@ -42,15 +43,19 @@ def run_closed_loop(
 def _timed(engine: Engine, name: str, prompts: list[list[int]], params: SamplingParams, note: str,
            run: Callable[[], list[RequestOutput]]) -> tuple[ThroughputResult, list[RequestOutput]]:
     """`run()` timed from a synced device to the last result, with the engine's steps in it."""
-    before = engine.stats().step_kinds
+    before = engine.stats()
     sync()
     start = time.perf_counter()
     outputs = run()
     sync()
     wall = time.perf_counter() - start
-    steps = engine.stats().step_kinds.since(before)
+    after = engine.stats()
+    steps = after.step_kinds.since(before.step_kinds)
+    phases = None
+    if after.step_profile is not None and before.step_profile is not None:
+        phases = after.step_profile.since(before.step_profile)
     return _measure(name, prompts, outputs, wall, params, note, _latencies(outputs),
-                    steps if steps.steps else None), outputs
+                    steps if steps.steps else None, phases), outputs
 
 
 def _latencies(outputs: list[RequestOutput]) -> list[float]:
@@ -60,11 +65,11 @@ def _latencies(outputs: list[RequestOutput]) -> list[float]:
 
 def _measure(name: str, prompts: list[list[int]], outputs: list[RequestOutput], wall: float,
              params: SamplingParams, note: str, latencies_s: list[float] | None = None,
-             steps: StepKinds | None = None) -> ThroughputResult:
+             steps: StepKinds | None = None, phases: StepProfile | None = None) -> ThroughputResult:
     return ThroughputResult.measure(name, len(outputs), wall, sum(len(p) for p in prompts),
                                     sum(len(o.token_ids) for o in outputs),
                                     note=_short_answers_note(outputs, params, note), latencies_s=latencies_s,
-                                    steps=steps)
+                                    steps=steps, phases=phases)
 
 
 def _short_answers_note(outputs: list[RequestOutput], params: SamplingParams, note: str) -> str:

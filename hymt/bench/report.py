@@ -89,6 +89,9 @@ def format_bench(result: BenchResult) -> str:
     steps = [f"  {r.name}: {r.steps.describe()}" for r in (result.native, *extra) if r.steps is not None]
     if steps:
         lines += ["", "engine steps (a CUDA graph, or eager: no graph covers the step):", *steps]
+    phases = [f"  {r.name}: {r.phases.format()}" for r in (result.native, *extra) if r.phases is not None]
+    if phases:
+        lines += ["", "step phases (HYMT_PROFILE; under cpu, wait is the host idle on the device):", *phases]
     notes = [f"  {r.name}: {r.note}" for r in (result.native, *extra, *result.baselines) if r.note]
     if notes:
         lines += ["notes:", *notes]

@@ -13,6 +13,7 @@ import numpy as np
 
 from hymt.bench.peer import PeerResults
 from hymt.engine.step_kinds import StepKinds
+from hymt.engine.step_profile import StepProfile
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -34,6 +35,8 @@ class ThroughputResult:
         latency_ms_p50 / latency_ms_p90: per-request time from submission to the last token,
             where the run measures it (closed-loop runs); None otherwise.
         steps: the native engine's steps in this run, by graph or eager (None for other engines).
+        phases: the native engine's time per step phase in this run, where it timed them
+            (HYMT_PROFILE); None otherwise.
     """
 
     name: str
@@ -48,18 +51,19 @@ class ThroughputResult:
     latency_ms_p50: float | None = None
     latency_ms_p90: float | None = None
     steps: StepKinds | None = None
+    phases: StepProfile | None = None
 
     @classmethod
     def measure(cls, name: str, num_requests: int, wall_s: float, prompt_tokens: int, output_tokens: int,
                 note: str = "", latencies_s: list[float] | None = None,
-                steps: StepKinds | None = None) -> ThroughputResult:
+                steps: StepKinds | None = None, phases: StepProfile | None = None) -> ThroughputResult:
         """latencies_s: each request's time from submission to its last token, when known."""
         wall = max(wall_s, 1e-9)
         p50 = p90 = None
         if latencies_s:
             p50, p90 = percentile(latencies_s, 50) * 1e3, percentile(latencies_s, 90) * 1e3
         return cls(name, num_requests, wall_s, prompt_tokens, output_tokens, num_requests / wall,
-                   output_tokens / wall, (prompt_tokens + output_tokens) / wall, note, p50, p90, steps)
+                   output_tokens / wall, (prompt_tokens + output_tokens) / wall, note, p50, p90, steps, phases)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from hymt.engine.outputs import RequestOutput
 from hymt.engine.run_to_completion import run_to_completion
 from hymt.engine.sampling import SamplingParams
 from hymt.engine.step_kinds import StepKinds
+from hymt.engine.step_profile import StepProfile
 from hymt.errors import InvalidInputError
 
 
@@ -35,6 +36,8 @@ class EngineStats:
             child) since it started; 0 when the engine runs in the caller's process.
         step_kinds: the native engine's steps by graph or eager, and the graphs' padding
             (zeros for other engines).
+        step_profile: the native engine's time per step phase since start, where
+            EngineConfig.step_profile times them (HYMT_PROFILE); None otherwise.
     """
 
     num_running: int = 0
@@ -47,6 +50,7 @@ class EngineStats:
     prompt_tokens_total: int = 0
     engine_process_cpu_seconds: float = 0.0
     step_kinds: StepKinds = StepKinds()
+    step_profile: StepProfile | None = None
 
 
 class Engine(ABC):

@@ -260,6 +260,7 @@ class NativeEngine(Engine):
             generation_steps_total=sched.generation_steps,
             prompt_tokens_total=sched.prompt_tokens_computed,
             step_kinds=self.runner.step_kinds.snapshot(),
+            step_profile=self.timer.summary() if self.timer.enabled else None,
         )
 
     def memory_report(self) -> MemoryReport:

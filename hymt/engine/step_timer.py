@@ -14,31 +14,12 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
 
 import torch
 
+from hymt.engine.step_profile import PHASES, StepProfile
+
 log = logging.getLogger(__name__)
-
-PHASES = ("schedule", "prepare", "forward", "sample", "wait", "postprocess")
-
-
-@dataclass(frozen=True)
-class StepProfile:
-    """Accumulated phase times (seconds) over `steps` steps, with tokens and sequences handled."""
-
-    steps: int
-    tokens: int
-    seqs: int
-    seconds: dict[str, float]
-
-    def format(self) -> str:
-        if not self.steps:
-            return "no steps"
-        per = " ".join(f"{k} {1e3 * v / self.steps:.2f}" for k, v in self.seconds.items())
-        total = 1e3 * sum(self.seconds.values()) / self.steps
-        return (f"{self.steps} steps, {self.tokens / self.steps:.0f} tok/step, {self.seqs / self.steps:.0f} "
-                f"seq/step; ms/step: {per} (total {total:.2f})")
 
 
 class StepTimer:

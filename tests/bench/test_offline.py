@@ -5,6 +5,7 @@ import pytest
 
 from hymt.bench.offline import run_closed_loop, run_offline
 from hymt.bench.workload import Workload
+from hymt.engine.config import EngineConfig
 from hymt.engine.interface import Engine
 from hymt.engine.native_engine import NativeEngine
 from hymt.engine.outputs import RequestOutput
@@ -29,6 +30,24 @@ def test_counts_every_prompt_and_answer_token():
     # The run's steps, all eager on a CPU: every prompt token, then each answer token but the last
     assert result.steps is not None and result.steps.eager == result.steps.steps >= 4
     assert result.steps.tokens == result.prompt_tokens + 12 * 3 and result.steps.padding_tokens == 0
+    assert result.phases is None  # the engine did not time its phases
+
+
+def test_reports_the_phases_of_the_timed_run_only():
+    w = Workload(num_requests=6, prompt_len_min=3, prompt_len_max=5, output_len=3)
+    prompts = w.prompts(ENGINE_TEST_CONFIG["vocab_size"])
+    engine = NativeEngine(dict(ENGINE_TEST_CONFIG), EngineConfig(step_profile="cpu"), device="cpu",
+                          dtype="float32", random_weights=True)
+    try:
+        run_offline(engine, prompts, w.sampling, "warm-up")
+        result, _ = run_offline(engine, prompts, w.sampling, "native")
+    finally:
+        engine.close()
+    assert result.phases is not None and result.steps is not None
+    # The warm-up's steps are not in the second run's phases.
+    assert result.phases.steps == result.steps.steps and result.phases.tokens == result.steps.tokens
+    assert set(result.phases.seconds) == {"schedule", "prepare", "forward", "sample", "wait", "postprocess"}
+    assert 0 < sum(result.phases.seconds.values()) <= result.wall_s
 
 
 class ShortEngine(Engine):

@@ -22,9 +22,15 @@ def _stand_in_server_class():
     return module.StandInServer
 
 
-#: Fields a run fills only where the engine stamps each request's times and counts its steps
-#: (the native engine; not transformers').
-NATIVE_FIELDS = ("latency_ms_p50", "latency_ms_p90", "steps")
+#: Fields a run fills only where the engine stamps each request's times, counts its steps and
+#: times its phases (the native engine; not transformers').
+NATIVE_FIELDS = ("latency_ms_p50", "latency_ms_p90", "steps", "phases")
+
+
+@pytest.fixture
+def profiled(monkeypatch):
+    """The engine times its step phases (HYMT_PROFILE=cpu), so a run's `phases` is filled too."""
+    monkeypatch.setenv("HYMT_PROFILE", "cpu")
 
 
 def assert_filled(value, path="result"):
@@ -58,7 +64,7 @@ def _bench_json(model_dir, tmp_path, *flags: str) -> dict:
     return json.loads(out.read_text())
 
 
-def test_offline_bench_with_transformers_baselines_writes_every_field(model_dir, tmp_path, capsys):
+def test_offline_bench_with_transformers_baselines_writes_every_field(model_dir, tmp_path, capsys, profiled):
     data = _bench_json(model_dir, tmp_path, "--baseline", "transformers", "--baseline-batch-size", "4",
                        "--device", "cpu")
     for key in ("native", "native_latency", "baselines", "baseline_latency", "ratios"):
@@ -66,7 +72,7 @@ def test_offline_bench_with_transformers_baselines_writes_every_field(model_dir,
     for key in ("date", "device_name", "torch_version", "transformers_version", "command"):
         assert data["env"][key]
     command = data["env"]["command"]
-    assert command.startswith("hymt bench ") and "--baseline transformers" in command
+    assert command.startswith("HYMT_PROFILE=cpu hymt bench ") and "--baseline transformers" in command
     assert f"--model {model_dir}" in command and "--num-requests 8" in command
     assert data["native"]["num_requests"] == 8 and data["native"]["output_tokens"] == 32
     assert data["native_latency"]["num_requests"] == 2
@@ -80,17 +86,17 @@ def test_offline_bench_with_transformers_baselines_writes_every_field(model_dir,
     assert report["weights_bytes"] > 0 and report["kv_cache_bytes"] > 0 and report["num_kv_blocks"] > 0
     printed = capsys.readouterr().out
     assert "== hymt bench ==" in printed and "transformers continuous batching" in printed
-    assert "engine memory:" in printed and "command: hymt" in printed
+    assert "engine memory:" in printed and "command: HYMT_PROFILE=cpu hymt" in printed
 
 
-def test_offline_bench_without_baseline(model_dir, tmp_path, capsys):
+def test_offline_bench_without_baseline(model_dir, tmp_path, capsys, profiled):
     data = _bench_json(model_dir, tmp_path)
     assert data["baselines"] == [] and data["ratios"] == {} and data["baseline_latency"] is None
     assert data["closed_loop"] == []
     assert_filled(data["native"], "native")
 
 
-def test_closed_loop_run_is_reported_beside_the_all_at_once_run(model_dir, tmp_path, capsys):
+def test_closed_loop_run_is_reported_beside_the_all_at_once_run(model_dir, tmp_path, capsys, profiled):
     data = _bench_json(model_dir, tmp_path, "--closed-loop", "3")
     [closed] = data["closed_loop"]
     assert_filled(closed, "closed_loop")
@@ -98,7 +104,7 @@ def test_closed_loop_run_is_reported_beside_the_all_at_once_run(model_dir, tmp_p
     assert "native, 3 in flight" in capsys.readouterr().out
 
 
-def test_compare_quantization_runs_every_scheme_on_the_same_weights(model_dir, tmp_path, capsys):
+def test_compare_quantization_runs_every_scheme_on_the_same_weights(model_dir, tmp_path, capsys, profiled):
     data = _bench_json(model_dir, tmp_path, "--device", "cpu", "--compare-quantization", "int8,int4,fp8",
                        "--quality-prompts", "4")
     runs = {r["scheme"]: r for r in data["runs"]}

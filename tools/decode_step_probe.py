@@ -15,7 +15,6 @@ their times bound what fusing that work away could save:
     splits1     decode attention in one split per KV head (no split reduce kernel)
     o_gemv      the O projection at 1-4 rows as a Triton GEMV instead of cuBLAS
     cublaslt    every GEMM through cuBLASLt (torch.backends.cuda.preferred_blas_library)
-    fused       EngineConfig.small_batch_fusion: the pre-norms inside the QKV and gate/up projections
     no_attn     no attention kernels
     no_o        no O projection
     no_norm     no RMSNorm kernels (the residual adds go with them)
@@ -25,7 +24,6 @@ their times bound what fusing that work away could save:
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
@@ -35,8 +33,8 @@ import torch
 import triton
 import triton.language as tl
 
-VARIANTS = ("base", "splits1", "o_gemv", "cublaslt", "fused", "no_attn", "no_o", "no_norm", "no_swiglu", "no_rope")
-DEFAULT = "base,fused,splits1,no_o,no_attn,no_norm+no_swiglu+no_rope,no_norm+no_swiglu+no_rope+no_attn+no_o,base"
+VARIANTS = ("base", "splits1", "o_gemv", "cublaslt", "no_attn", "no_o", "no_norm", "no_swiglu", "no_rope")
+DEFAULT = "base,splits1,o_gemv,cublaslt,no_o,no_norm+no_swiglu+no_rope,no_norm+no_swiglu+no_rope+no_attn+no_o,base"
 
 
 @triton.jit
@@ -81,8 +79,6 @@ def _patch(variant: str) -> None:
             else original(self, x)
     elif variant == "cublaslt":
         torch.backends.cuda.preferred_blas_library("cublaslt")
-    elif variant == "fused":  # read by the engine (config.with_env_overrides)
-        os.environ["HYMT_SMALL_BATCH_FUSION"] = "1"
     elif variant == "no_attn":
         attention.Attention.forward = lambda self, q, k, v, kv_cache, meta, kv_stored=False: q
     elif variant == "no_o":

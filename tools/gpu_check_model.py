@@ -2,23 +2,20 @@
 """GPU check of the native Hunyuan dense model: correctness against transformers, kernel
 health, and step timings. Run on the GPU machine from the repository root:
 
-    python tools/gpu_check_model.py [--family HY-MT1.5-1.8B] [--skip-timing] [--small-batch-fusion]
+    python tools/gpu_check_model.py [--family HY-MT1.5-1.8B] [--skip-timing]
 
 (a) Teacher-forced logits of the native model (bf16) against transformers'
     HunYuanDenseV1ForCausalLM on the SAME random weights at the family's full shape, written
     once to a temporary checkpoint (shards + index) that both load. Two native schedules:
     all prompts in one packed prefill step, and chunked prefill + mixed steps + 8 decode
-    steps (paged prefill and split-K decode kernels); with --small-batch-fusion a third, whose
-    decode steps take 4 sequences each through the fused pre-norm projections (EngineConfig.
-    small_batch_fusion). Metrics over every position: max / mean
+    steps (paged prefill and split-K decode kernels). Metrics over every position: max / mean
     abs diff, relative L2 = ||a - b|| / ||b|| over all logits, top-1 agreement = share of
     positions with the same argmax. Reference: transformers in fp32; transformers' own bf16
     run gives the bf16 noise floor. PASS when, against transformers bf16, rel L2 < 2e-2 and
     top-1 >= 99%, or, against fp32, the native error is within the noise floor (rel L2 <=
     1.25x transformers-bf16's, top-1 >= transformers-bf16's - 1 point).
 (b) Triton kernels (prefill with prefixes, decode with split-K and padding rows, fused
-    RoPE/QK-norm/KV store, RMSNorm, SwiGLU, RMSNorm inside the QKV and gate/up projections)
-    against the torch reference on random paged caches.
+    RoPE/QK-norm/KV store, RMSNorm, SwiGLU) against the torch reference on random paged caches.
 (c) Timing: one decode step (forward + logits) at batch 1/64/256/1024, context 64, eager and in
     a CUDA graph captured here; prefill of 10,240 tokens (256 x 40, 10 x 1024); attention
     kernels alone beside cuDNN SDPA on dense tensors. Informational (no pass/fail).
@@ -123,11 +120,8 @@ def write_random_checkpoint(cfg: dict, path: Path, seed: int = 0) -> None:
     (path / "config.json").write_text(json.dumps(cfg, indent=1))
 
 
-def native_logits(model, prompts: list[list[int]], chunked: bool, decode_rows: int | None = None) -> list[torch.Tensor]:
-    """Teacher-forced logits per prompt, [len, vocab] fp32, through the paged cache.
-
-    decode_rows: split each round of decode steps into steps of at most this many sequences
-    (the steps that take the small-batch fusion)."""
+def native_logits(model, prompts: list[list[int]], chunked: bool) -> list[torch.Tensor]:
+    """Teacher-forced logits per prompt, [len, vocab] fp32, through the paged cache."""
     blocks = [math.ceil(len(p) / BLOCK) for p in prompts]
     caches = allocate_kv_cache(model, sum(blocks) + 1, BLOCK, model.dtype, DEV)
     pool = list(range(1, sum(blocks) + 1))
@@ -137,10 +131,7 @@ def native_logits(model, prompts: list[list[int]], chunked: bool, decode_rows: i
     if chunked:  # two prefill chunks (second one mixed with the others' chunks), then 8 decodes
         plan = [[(i, (len(p) - 8) // 2) for i, p in enumerate(prompts)],
                 [(i, len(p) - 8 - (len(p) - 8) // 2) for i, p in enumerate(prompts)]]
-        decodes = [[(i, 1) for i in range(len(prompts))] for _ in range(8)]
-        if decode_rows:
-            decodes = [d[j:j + decode_rows] for d in decodes for j in range(0, len(d), decode_rows)]
-        plan += decodes
+        plan += [[(i, 1) for i in range(len(prompts))] for _ in range(8)]
     else:
         plan = [[(i, len(p)) for i, p in enumerate(prompts)]]
     for step in plan:
@@ -164,17 +155,13 @@ def compare(got: list[torch.Tensor], ref: list[torch.Tensor]) -> dict:
                 top1=(a.argmax(-1) == b.argmax(-1)).float().mean().item())
 
 
-def check_logits(cfg: dict, num_prompts: int, workdir: Path, small_batch_fusion: bool) -> bool:
+def check_logits(cfg: dict, num_prompts: int, workdir: Path) -> bool:
     from transformers import HunYuanDenseV1ForCausalLM
 
     t0 = time.perf_counter()
     write_random_checkpoint(cfg, workdir)
     print(f"wrote random checkpoint to {workdir} in {time.perf_counter() - t0:.1f} s")
     native = load_model(workdir, DEV, torch.bfloat16)
-    schedules = {"packed prefill": (False, None), "chunked + decode": (True, None)}
-    if small_batch_fusion:
-        print(f"small-batch fusion on in {native.enable_small_batch_fusion()} layers")
-        schedules["chunked + decode in fours (fused)"] = (True, 4)
     print(f"native load_model: {native.load_stats.seconds:.2f} s for {native.load_stats.weight_bytes / 1e9:.2f} GB "
           "(page cache warm: the file was just written)")
     rng = random.Random(1)
@@ -192,8 +179,8 @@ def check_logits(cfg: dict, num_prompts: int, workdir: Path, small_batch_fusion:
     rows, ok = [], True
     floor = compare(refs["hf_bf16"], refs["hf_fp32"])
     rows.append(["transformers bf16 (noise floor)", "hf fp32", *floor.values(), "-"])
-    for schedule, (chunked, decode_rows) in schedules.items():
-        got = native_logits(native, prompts, chunked, decode_rows)
+    for schedule in ("packed prefill", "chunked + decode"):
+        got = native_logits(native, prompts, chunked=schedule != "packed prefill")
         vs_bf16, vs_fp32 = compare(got, refs["hf_bf16"]), compare(got, refs["hf_fp32"])
         strict = vs_bf16["rel_l2"] < 2e-2 and vs_bf16["top1"] >= 0.99
         noise = vs_fp32["rel_l2"] <= 1.25 * floor["rel_l2"] and vs_fp32["top1"] >= floor["top1"] - 0.01
@@ -230,7 +217,6 @@ def check_kernels(cfg: dict) -> bool:
     from hymt.engine.layers import triton_attention as ta
     from hymt.engine.layers.triton_activation import silu_and_mul_triton
     from hymt.engine.layers.triton_norm import rmsnorm_triton
-    from hymt.engine.layers.triton_norm_gemv import norm_linear_triton
     from hymt.engine.layers.triton_rotary import rope_norm_store_triton
 
     heads, kv, dim = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
@@ -281,16 +267,6 @@ def check_kernels(cfg: dict) -> bool:
     gu = torch.randn(t, 2 * cfg["intermediate_size"], device=DEV).to(KERNEL_DTYPE)
     g, u = gu.chunk(2, -1)
     rows.append(["silu(gate) * up", rel_err(silu_and_mul_triton(gu), F.silu(g) * u)])
-    hidden, qkv_rows = cfg["hidden_size"], (heads + 2 * kv) * dim
-    for n in (1, 4):
-        wq = (torch.randn(qkv_rows, hidden, device=DEV) / hidden**0.5).to(KERNEL_DTYPE)
-        wgu = (torch.randn(2 * cfg["intermediate_size"], hidden, device=DEV) / hidden**0.5).to(KERNEL_DTYPE)
-        normed = rms_norm(x[:n] + r[:n], w, 1e-5)
-        out, _ = norm_linear_triton(x[:n], r[:n], w, 1e-5, wq)
-        rows.append([f"add + rmsnorm + QKV, {n} rows", rel_err(out, F.linear(normed, wq))])
-        out, _ = norm_linear_triton(x[:n], r[:n], w, 1e-5, wgu, swiglu=True)
-        g, u = F.linear(normed, wgu).chunk(2, -1)
-        rows.append([f"add + rmsnorm + gate/up + SwiGLU, {n} rows", rel_err(out, F.silu(g) * u)])
     ok = all(err < 2e-2 for _, err in rows)
     table(f"(b) Triton kernels vs torch reference ({KERNEL_DTYPE}): max |diff| / max |ref|",
           ["kernel", "rel_err"], rows)
@@ -399,8 +375,6 @@ def main() -> int:
     ap.add_argument("--layers", type=int, default=None, help="override num_hidden_layers (quicker runs)")
     ap.add_argument("--skip-logits", action="store_true")
     ap.add_argument("--skip-timing", action="store_true")
-    ap.add_argument("--small-batch-fusion", action="store_true",
-                    help="(a) also with the fused pre-norm projections, decode steps of 4 sequences")
     args = ap.parse_args()
     if not torch.cuda.is_available():
         print("no CUDA device", file=sys.stderr)
@@ -412,7 +386,7 @@ def main() -> int:
     ok = check_kernels(cfg)
     if not args.skip_logits:
         with tempfile.TemporaryDirectory(prefix="hymt-gpu-check-") as tmp:
-            ok &= check_logits(cfg, args.prompts, Path(tmp), args.small_batch_fusion)
+            ok &= check_logits(cfg, args.prompts, Path(tmp))
     if not args.skip_timing:
         model = load_model(cfg, DEV, torch.bfloat16, random_weights=True)
         time_steps(model)

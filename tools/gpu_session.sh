@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU measurements behind docs/BENCHMARKS.md, one stage per call of the device tool:
-#   bash tools/gpu_session.sh quant18|quant7|budgets|closedloop|server|peer|fusion|offline
+#   bash tools/gpu_session.sh quant18|quant7|budgets|closedloop|server|peer|offline
 # Outputs (text + JSON) go to $OUT (default ./gpu-out; the device tool returns at most 8 files, so
 # a stage writing more is run with OUT=/tmp/x and tarred into the tool's $OUT). Wheels carried in .whl/ are installed
 # first when present (the GPU machine has no fastapi/uvicorn/pydantic).
@@ -91,17 +91,6 @@ for _ in range(60):
       TAIL=30 bench "peer_hymt_$q" --model "$DIR" --num-requests 1000 --closed-loop 32,256 "${quant[@]}" \
         --peer-results "$P/peer.json"
     done ;;
-  fusion)  # EngineConfig.small_batch_fusion (HYMT_SMALL_BATCH_FUSION=1) beside the engine as it is
-    timeout 240 python3 tools/gpu_check_model.py --small-batch-fusion --skip-timing >"$OUT/gpu_check_fusion.txt" 2>&1
-    echo "== gpu_check_model --small-batch-fusion rc=$?"; grep -E "^\(a\)|^\(b\)|fused|rmsnorm \+" "$OUT/gpu_check_fusion.txt"
-    for fam in HY-MT1.5-1.8B HY-MT1.5-7B; do
-      TAIL=12 bench "base_$fam" --random-weights --family "$fam" --num-requests 1000 --closed-loop 4
-      HYMT_SMALL_BATCH_FUSION=1 TAIL=12 bench "fused_$fam" --random-weights --family "$fam" --num-requests 1000 \
-        --closed-loop 4
-    done
-    # The decode step alone (no scheduling around it), the fusion beside the engine as it is.
-    timeout 200 python3 tools/decode_step_probe.py --variants base,fused >"$OUT/probe_fusion18.txt" 2>&1
-    echo "== probe rc=$?"; tail -n 3 "$OUT/probe_fusion18.txt" ;;
   offline)  # the offline target's workload (2,000 requests): where its wall time goes, and the
     # levers that change precision (fp8 KV cache, fp8 weights) beside the engine as it is
     bench offline18 --random-weights --family HY-MT1.5-1.8B
@@ -111,5 +100,5 @@ for _ in range(60):
     bench offline18_kvfp8 --random-weights --family HY-MT1.5-1.8B --kv-cache-dtype fp8
     bench offline18_fp8 --random-weights --family HY-MT1.5-1.8B --quantization fp8
     bench offline7_fp8 --random-weights --family HY-MT1.5-7B --quantization fp8 --num-requests 1000 ;;
-  *) echo "usage: $0 quant18|quant7|budgets|closedloop|server|peer|fusion|offline" >&2; exit 2 ;;
+  *) echo "usage: $0 quant18|quant7|budgets|closedloop|server|peer|offline" >&2; exit 2 ;;
 esac

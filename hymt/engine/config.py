@@ -1,13 +1,12 @@
 """EngineConfig: every knob of the native engine, validated once at construction.
 
-Four fields can also be set from the environment, for debugging a deployed server without
+Three fields can also be set from the environment, for debugging a deployed server without
 changing its command line, and for A/B runs of `hymt bench`; `with_env_overrides` is the one
 place that reads them:
 
     HYMT_OVERLAP=0 | 1          overlap = False | True
     HYMT_PROFILE=1 | cpu | 0    step_profile = "sync" | "cpu" | "off" (also "off", "false", "")
     HYMT_DISABLE_TRITON=1 | 0   disable_triton = True | False
-    HYMT_SMALL_BATCH_FUSION=1 | 0   small_batch_fusion = True | False
 """
 from __future__ import annotations
 
@@ -64,10 +63,6 @@ class EngineConfig:
             phase that launched it; serialises host and device); "cpu" (host time only).
         disable_triton: run the torch kernels on CUDA instead of Triton's (debugging,
             comparisons). Process-wide while the engine is open: layers choose per tensor.
-        small_batch_fusion: steps of at most 4 tokens (batch-1 to batch-4 decode) run each
-            RMSNorm inside the QKV or gate/up projection after it, and SwiGLU inside gate/up, as
-            Triton kernels (layers/triton_norm_gemv.py); CUDA with Triton, unquantized layers.
-            Off until it is measured faster than the cuBLAS path on a GPU.
     """
 
     max_num_seqs: int = 512
@@ -87,7 +82,6 @@ class EngineConfig:
     overlap: bool | None = None
     step_profile: str = "off"
     disable_triton: bool = False
-    small_batch_fusion: bool = False
 
     def __post_init__(self) -> None:
         _positive("max_num_seqs", self.max_num_seqs)
@@ -126,9 +120,9 @@ class EngineConfig:
             raise InvalidInputError(
                 f"step_profile must be one of {STEP_PROFILE_CHOICES}, got {self.step_profile!r}", field="step_profile"
             )
-        for name in ("disable_triton", "small_batch_fusion"):
-            if not isinstance(getattr(self, name), bool):
-                raise InvalidInputError(f"{name} must be True or False, got {getattr(self, name)!r}", field=name)
+        if not isinstance(self.disable_triton, bool):
+            raise InvalidInputError(f"disable_triton must be True or False, got {self.disable_triton!r}",
+                                    field="disable_triton")
         if self.max_num_batched_tokens < self.max_num_seqs:
             raise InvalidInputError(
                 "max_num_batched_tokens must be >= max_num_seqs so every running sequence can "
@@ -148,7 +142,6 @@ _ENV_FIELDS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "HYMT_OVERLAP": ("overlap", lambda value: value.strip() != "0"),
     "HYMT_PROFILE": ("step_profile", _profile_mode),
     "HYMT_DISABLE_TRITON": ("disable_triton", lambda value: value.strip() == "1"),
-    "HYMT_SMALL_BATCH_FUSION": ("small_batch_fusion", lambda value: value.strip() == "1"),
 }
 
 

@@ -78,10 +78,6 @@ def start_model_runner(source: Checkpoint | dict[str, Any], config: EngineConfig
     config = planner.config
     model = planner.load_weights(functools.partial(load_model, source, device, dtype,
                                                    quantization=config.quantization, random_weights=random_weights))
-    if config.small_batch_fusion:  # before ModelRunner captures the CUDA graphs
-        fused = model.enable_small_batch_fusion()
-        logger.info("small-batch fusion: %d of %d layers (steps of a few tokens on CUDA with Triton)",
-                    fused, model.num_layers)
     runner = ModelRunner(model, config)
     sampler = Sampler(runner.vocab_size, config.max_num_seqs, device)
     plan = planner.plan(runner, sampler)

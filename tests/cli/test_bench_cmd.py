@@ -153,10 +153,10 @@ def test_engine_flags_reach_the_engine_and_the_recorded_command(model_dir, tmp_p
 
 
 def test_engine_settings_from_the_environment_are_recorded_with_the_command(model_dir, tmp_path, monkeypatch):
-    monkeypatch.setenv("HYMT_SMALL_BATCH_FUSION", "1")
+    monkeypatch.setenv("HYMT_DISABLE_TRITON", "1")
     monkeypatch.setenv("HYMT_OVERLAP", "0")
     command = _bench_json(model_dir, tmp_path)["env"]["command"]
-    assert command.startswith("HYMT_OVERLAP=0 HYMT_SMALL_BATCH_FUSION=1 hymt bench ")
+    assert command.startswith("HYMT_OVERLAP=0 HYMT_DISABLE_TRITON=1 hymt bench ")
 
 
 def test_missing_model_is_a_clear_error(capsys):

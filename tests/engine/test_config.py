@@ -14,7 +14,6 @@ from hymt.errors import InvalidInputError
     ({"overlap": "yes"}, "overlap"),
     ({"step_profile": "gpu"}, "step_profile"),
     ({"disable_triton": 1}, "disable_triton"),
-    ({"small_batch_fusion": "on"}, "small_batch_fusion"),
     ({"max_num_seqs": 64, "max_num_batched_tokens": 32}, "max_num_batched_tokens"),
 ])
 def test_bad_values_name_their_field(change, field):
@@ -25,29 +24,26 @@ def test_bad_values_name_their_field(change, field):
 
 def test_runtime_knobs_default_to_automatic_and_off():
     config = EngineConfig()
-    assert (config.overlap, config.step_profile, config.disable_triton, config.small_batch_fusion) == (
-        None, "off", False, False)
+    assert (config.overlap, config.step_profile, config.disable_triton) == (None, "off", False)
 
 
 @pytest.mark.parametrize("environ,expected", [
-    ({}, (True, "cpu", False, False)),  # nothing set: the config stands
-    ({"HYMT_OVERLAP": "0"}, (False, "cpu", False, False)),
-    ({"HYMT_OVERLAP": "1", "HYMT_PROFILE": "0"}, (True, "off", False, False)),
-    ({"HYMT_PROFILE": "1"}, (True, "sync", False, False)),
-    ({"HYMT_PROFILE": "CPU "}, (True, "cpu", False, False)),
-    ({"HYMT_DISABLE_TRITON": "1"}, (True, "cpu", True, False)),
-    ({"HYMT_DISABLE_TRITON": "0", "HYMT_PROFILE": "off"}, (True, "off", False, False)),
-    ({"HYMT_SMALL_BATCH_FUSION": "1"}, (True, "cpu", False, True)),
-    ({"HYMT_SMALL_BATCH_FUSION": "0"}, (True, "cpu", False, False)),
+    ({}, (True, "cpu", False)),  # nothing set: the config stands
+    ({"HYMT_OVERLAP": "0"}, (False, "cpu", False)),
+    ({"HYMT_OVERLAP": "1", "HYMT_PROFILE": "0"}, (True, "off", False)),
+    ({"HYMT_PROFILE": "1"}, (True, "sync", False)),
+    ({"HYMT_PROFILE": "CPU "}, (True, "cpu", False)),
+    ({"HYMT_DISABLE_TRITON": "1"}, (True, "cpu", True)),
+    ({"HYMT_DISABLE_TRITON": "0", "HYMT_PROFILE": "off"}, (True, "off", False)),
 ])
 def test_environment_overrides(environ, expected):
     config = EngineConfig(overlap=True, step_profile="cpu")
     got = with_env_overrides(config, environ)
-    assert (got.overlap, got.step_profile, got.disable_triton, got.small_batch_fusion) == expected
+    assert (got.overlap, got.step_profile, got.disable_triton) == expected
     if not environ:
         assert got is config
 
 
-def test_environment_turns_small_batch_fusion_off():
-    got = with_env_overrides(EngineConfig(small_batch_fusion=True), {"HYMT_SMALL_BATCH_FUSION": "0"})
-    assert got.small_batch_fusion is False
+def test_environment_turns_a_configured_knob_off():
+    got = with_env_overrides(EngineConfig(disable_triton=True), {"HYMT_DISABLE_TRITON": "0"})
+    assert got.disable_triton is False

@@ -153,24 +153,6 @@ def test_chunked_prefill(case):
     assert_matches(case, [o.token_ids for o in engine.generate(case.prompts, case.params)])
 
 
-@pytest.mark.parametrize("case", ["HY-MT1.5-1.8B"], indirect=True)
-def test_small_batch_fusion_under_the_triton_interpreter(case):
-    """Every decode step of at most 4 sequences takes the fused pre-norm projections (Triton,
-    interpreted on CPU, with the other Triton kernels); one family and a few prompts keep it quick
-    (tests/engine/network covers the fused layers against transformers' logits)."""
-    from hymt.engine.layers.kernel_choice import triton_interpreter_on_cpu, triton_interpreter_unavailable
-
-    reason = triton_interpreter_unavailable()
-    if reason:
-        pytest.skip(f"Triton interpreter unavailable in this process: {reason}")
-    few = slice(0, 4)
-    engine = engine_for(case, small_batch_fusion=True, max_num_seqs=4)
-    assert all(layer.fused_rows == 4 for layer in engine.runner.model.layers)
-    with triton_interpreter_on_cpu():
-        outs = engine.generate(case.prompts[few], case.params[few])
-    assert [o.token_ids for o in outs] == case.expected[few]
-
-
 def test_prefix_caching(case):
     engine = engine_for(case, enable_prefix_caching=True, max_num_seqs=4)
     outs = engine.generate(case.prompts, case.params)

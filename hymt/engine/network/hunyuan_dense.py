@@ -5,9 +5,7 @@ causal GQA attention -> o_proj -> residual -> RMSNorm -> SwiGLU (fused gate/up) 
 Weights are fused at load (QKV, gate/up) and the LM head is padded to a multiple of 128 rows;
 `compute_logits` slices back to the real vocabulary. On CUDA with Triton, RoPE + QK-norm +
 KV store run as one kernel, the residual add is fused into the following RMSNorm, and
-attention uses the paged Triton kernels; with small-batch fusion on, steps of a few tokens
-also run each RMSNorm inside the projection after it (and SwiGLU inside gate/up). On CPU
-everything is plain torch.
+attention uses the paged Triton kernels. On CPU everything is plain torch.
 """
 from __future__ import annotations
 
@@ -20,7 +18,6 @@ from torch import nn
 from hymt.engine.attention_metadata import AttentionMetadata
 from hymt.engine.layers.activation import silu_and_mul
 from hymt.engine.layers.attention import Attention
-from hymt.engine.layers.kernel_choice import triton_available, use_triton
 from hymt.engine.layers.linear import Linear
 from hymt.engine.layers.rmsnorm import RMSNorm, rms_norm
 from hymt.engine.layers.rotary import RotaryEmbedding, apply_rotary
@@ -49,11 +46,9 @@ class HunyuanAttention(nn.Module):
         self.attn = Attention(cfg.num_heads, cfg.num_kv_heads, cfg.head_dim)
 
     def forward(self, x: torch.Tensor, meta: AttentionMetadata, kv_cache: KVCache) -> torch.Tensor:
-        return self.attend(self.qkv_proj(x), meta, kv_cache)
-
-    def attend(self, qkv: torch.Tensor, meta: AttentionMetadata, kv_cache: KVCache) -> torch.Tensor:
-        """qkv [T, (H + 2 KV) * D], the QKV projection's output -> o_proj(attention) [T, hidden]."""
+        """x [T, hidden] normed hidden states -> o_proj(attention) [T, hidden]."""
         cfg = self.cfg
+        qkv = self.qkv_proj(x)  # [T, (H + 2 KV) * D]
         t = qkv.shape[0]
         fused = self.attn.uses_triton(qkv) and qkv.is_contiguous()
         if fused:
@@ -100,19 +95,11 @@ class HunyuanDecoderLayer(nn.Module):
         self.self_attn = HunyuanAttention(cfg, rotary, device=device, dtype=dtype, linear=linear)
         self.post_attention_layernorm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps, device=device, dtype=dtype)
         self.mlp = HunyuanMLP(cfg, device=device, dtype=dtype, linear=linear)
-        # Steps of up to this many tokens take _forward_fused; 0: none (enable_small_batch_fusion).
-        self.fused_rows = 0
-
-    def can_fuse_small_batches(self) -> bool:
-        """Whether the pre-norm fusions fit: QKV and gate/up are plain Linear layers without bias."""
-        return all(type(p) is Linear and p.bias is None for p in (self.self_attn.qkv_proj, self.mlp.gate_up_proj))
 
     def forward(
         self, h: torch.Tensor, residual: torch.Tensor | None, meta: AttentionMetadata, kv_cache: KVCache
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Returns (mlp output, residual before it); the caller adds them in the next norm."""
-        if h.shape[0] <= self.fused_rows and use_triton(h):
-            return self._forward_fused(h, residual, meta, kv_cache)
         if residual is None:
             residual, x = h, self.input_layernorm(h)
         else:
@@ -120,20 +107,6 @@ class HunyuanDecoderLayer(nn.Module):
         x = self.self_attn(x, meta, kv_cache)
         x, residual = self.post_attention_layernorm(x, residual)
         return self.mlp(x), residual
-
-    def _forward_fused(
-        self, h: torch.Tensor, residual: torch.Tensor | None, meta: AttentionMetadata, kv_cache: KVCache
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """forward() with each pre-norm inside its projection, and SwiGLU inside gate/up."""
-        from hymt.engine.layers.triton_norm_gemv import norm_linear_triton
-
-        attn, mlp = self.self_attn, self.mlp
-        norm = self.input_layernorm
-        qkv, residual = norm_linear_triton(h, residual, norm.weight, norm.eps, attn.qkv_proj.weight)
-        x = attn.attend(qkv, meta, kv_cache)
-        norm = self.post_attention_layernorm
-        act, residual = norm_linear_triton(x, residual, norm.weight, norm.eps, mlp.gate_up_proj.weight, swiglu=True)
-        return mlp.down_proj(act), residual
 
 
 class HunyuanDenseForCausalLM(nn.Module):
@@ -170,20 +143,6 @@ class HunyuanDenseForCausalLM(nn.Module):
     hidden_size = property(lambda self: self.config.hidden_size)
     dtype = property(lambda self: self.norm.weight.dtype)
     device = property(lambda self: self.norm.weight.device)
-
-    def enable_small_batch_fusion(self) -> int:
-        """Steps of a few tokens (triton_norm_gemv.MAX_ROWS) run each pre-norm inside the QKV and
-        gate/up projections on CUDA (layers/triton_norm_gemv.py), in every layer whose projections
-        allow it (quantized ones do not). Returns the number of such layers: 0 without Triton.
-        Call before CUDA graphs are captured: a graph keeps the path it was captured with."""
-        if not triton_available():
-            return 0
-        from hymt.engine.layers.triton_norm_gemv import MAX_ROWS
-
-        fused = [layer for layer in self.layers if layer.can_fuse_small_batches()]
-        for layer in fused:
-            layer.fused_rows = MAX_ROWS
-        return len(fused)
 
     def forward(self, input_ids: torch.Tensor, meta: AttentionMetadata, kv_caches: list[KVCache]) -> torch.Tensor:
         """input_ids [T] int64 -> final-normed hidden states [T, hidden]."""

@@ -26,7 +26,6 @@ def variants():
     from hymt.engine.layers import triton_activation as act
     from hymt.engine.layers import triton_attention as att
     from hymt.engine.layers import triton_norm as norm
-    from hymt.engine.layers import triton_norm_gemv as norm_gemv
     from hymt.engine.layers import triton_rotary as rot
 
     attn_ptrs = dict(q_ptr=BF16, k_cache_ptr=BF16, v_cache_ptr=BF16, out_ptr=BF16, qsl_ptr="*i32",
@@ -55,26 +54,19 @@ def variants():
             yield f"rmsnorm {name} residual {residual}", norm._rmsnorm_kernel, dict(
                 x_ptr=BF16, res_ptr=BF16, w_ptr=BF16, out_ptr=BF16, res_out_ptr=BF16), ("eps",), dict(
                 N=s["hidden"], BLOCK=s["hidden"], HAS_RESIDUAL=residual)
-        for rows, residual, swiglu in ((1, False, False), (1, True, True), (4, True, False), (4, True, True)):
-            yield f"norm+gemv {name} rows {rows} residual {residual} swiglu {swiglu}", norm_gemv._norm_gemv_kernel, (
-                dict(x_ptr=BF16, res_ptr=BF16, norm_w_ptr=BF16, w_ptr=BF16, out_ptr=BF16, res_out_ptr=BF16)), (
-                "eps",), dict(K=s["hidden"], HAS_RESIDUAL=residual, SWIGLU=swiglu, M_PAD=rows,
-                              BLOCK_N=norm_gemv._BLOCK_N, BLOCK_K=norm_gemv.block_k(rows))
     yield "silu_and_mul", act._silu_mul_kernel, dict(x_ptr=BF16, out_ptr=BF16), (), dict(BLOCK=1024)
 
 
-def compile_sm90(kernel, ptrs: dict, floats: tuple, consts: dict, aligned: tuple = (), num_stages: int = 2):
-    """`kernel` compiled for sm_90 with these argument types; the `aligned` arguments are
-    declared divisible by 16, as a launch specialises 16-byte aligned pointers and strides."""
+def compile_sm90(kernel, ptrs: dict, floats: tuple, consts: dict):
+    """`kernel` compiled for sm_90 with these argument types."""
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
     names = list(kernel.arg_names)
     sig = {n: "constexpr" if n in consts else ptrs.get(n, "fp32" if n in floats else "i32") for n in names}
-    src = ASTSource(fn=kernel, signature=sig, constexprs={(names.index(k),): v for k, v in consts.items()},
-                    attrs={(names.index(n),): [["tt.divisibility", 16]] for n in aligned})
-    return triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": 4, "num_stages": num_stages})
+    src = ASTSource(fn=kernel, signature=sig, constexprs={(names.index(k),): v for k, v in consts.items()})
+    return triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": 4, "num_stages": 2})
 
 
 def compile_all() -> None:

@@ -205,42 +205,6 @@ def test_triton_path_matches_transformers_under_interpreter(hf_checkpoint):
         assert (runner.result(s) - hf_logits(hf, ids)).abs().max().item() < TOL, s
 
 
-def test_small_batch_fusion_matches_transformers_under_interpreter(hf_checkpoint, monkeypatch):
-    """Steps of at most 4 tokens (here the 3-row decode steps) take the fused pre-norm projections."""
-    from hymt.engine.layers import triton_norm_gemv
-    from hymt.engine.layers.kernel_choice import triton_interpreter_on_cpu, triton_interpreter_unavailable
-
-    reason = triton_interpreter_unavailable()
-    if reason:
-        pytest.skip(f"Triton interpreter unavailable in this process: {reason}")
-    path, hf = hf_checkpoint("hy-mt-1.8b")
-    model = load_model(path, "cpu", torch.float32)
-    assert model.enable_small_batch_fusion() == model.num_layers
-    calls = []
-    kernel = triton_norm_gemv.norm_linear_triton
-
-    def counted(x, *args, **kwargs):
-        calls.append(tuple(x.shape))
-        return kernel(x, *args, **kwargs)
-
-    monkeypatch.setattr(triton_norm_gemv, "norm_linear_triton", counted)
-    seqs = make_seqs(model.vocab_size)
-    with triton_interpreter_on_cpu():
-        runner = Runner(model, seqs)
-        mixed_schedule(runner)
-    # 4 decode-only steps of 3 rows, two fused projections in each of the layers; the larger steps are not fused.
-    assert calls == [(3, model.hidden_size)] * (4 * 2 * model.num_layers)
-    for s, ids in seqs.items():
-        assert (runner.result(s) - hf_logits(hf, ids)).abs().max().item() < TOL, s
-
-
-def test_small_batch_fusion_leaves_quantized_projections_alone(hf_checkpoint):
-    path, _ = hf_checkpoint("hy-mt-1.8b")
-    model = load_model(path, "cpu", torch.float32, quantization="fp8")
-    assert model.enable_small_batch_fusion() == 0
-    assert all(layer.fused_rows == 0 for layer in model.layers)
-
-
 def test_kv_cache_shapes_and_bytes():
     from hymt.engine.network import HunyuanDenseConfig
 

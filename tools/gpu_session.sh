@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU measurements behind docs/BENCHMARKS.md, one stage per call of the device tool:
-#   bash tools/gpu_session.sh quant18|quant7|budgets|closedloop|server|peer|offline
+#   bash tools/gpu_session.sh quant18|quant7|budgets|closedloop|server|peer|offline|recipe
 # Outputs (text + JSON) go to $OUT (default ./gpu-out; the device tool returns at most 8 files, so
 # a stage writing more is run with OUT=/tmp/x and tarred into the tool's $OUT). Wheels carried in .whl/ are installed
 # first when present (the GPU machine has no fastapi/uvicorn/pydantic).
@@ -100,5 +100,12 @@ for _ in range(60):
     bench offline18_kvfp8 --random-weights --family HY-MT1.5-1.8B --kv-cache-dtype fp8
     bench offline18_fp8 --random-weights --family HY-MT1.5-1.8B --quantization fp8
     bench offline7_fp8 --random-weights --family HY-MT1.5-7B --quantization fp8 --num-requests 1000 ;;
-  *) echo "usage: $0 quant18|quant7|budgets|closedloop|server|peer|offline" >&2; exit 2 ;;
+  recipe)  # the fastest offline recipe (fp8 weights and KV cache, 1,024 rows) and its neighbours
+    fp8=(--random-weights --family HY-MT1.5-1.8B --quantization fp8 --kv-cache-dtype fp8 --batch1-requests 4)
+    bench recipe_base --random-weights --family HY-MT1.5-1.8B --batch1-requests 4
+    bench recipe "${fp8[@]}" --max-num-seqs 1024
+    bench recipe_t32k "${fp8[@]}" --max-num-seqs 1024 --max-num-batched-tokens 32768
+    bench recipe_s768 "${fp8[@]}" --max-num-seqs 768
+    bench recipe_s1536 "${fp8[@]}" --max-num-seqs 1536 ;;
+  *) echo "usage: $0 quant18|quant7|budgets|closedloop|server|peer|offline|recipe" >&2; exit 2 ;;
 esac

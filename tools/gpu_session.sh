@@ -101,8 +101,9 @@ for _ in range(60):
     bench offline18_fp8 --random-weights --family HY-MT1.5-1.8B --quantization fp8
     bench offline7_fp8 --random-weights --family HY-MT1.5-7B --quantization fp8 --num-requests 1000 ;;
   recipe)  # the fastest offline recipe (fp8 weights and KV cache, 1,024 rows) and its neighbours
-    fp8=(--random-weights --family HY-MT1.5-1.8B --quantization fp8 --kv-cache-dtype fp8 --batch1-requests 4)
-    bench recipe_base --random-weights --family HY-MT1.5-1.8B --batch1-requests 4
+    bf16=(--random-weights --family HY-MT1.5-1.8B --batch1-requests 4)
+    fp8=("${bf16[@]}" --quantization fp8 --kv-cache-dtype fp8)
+    bench recipe_base "${bf16[@]}"
     bench recipe "${fp8[@]}" --max-num-seqs 1024
     bench recipe_t32k "${fp8[@]}" --max-num-seqs 1024 --max-num-batched-tokens 32768
     bench recipe_s768 "${fp8[@]}" --max-num-seqs 768
